@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API differences between the kernels kwq supports (6.1 onwards),
+ * in one place. Each entry names the version that changed the API; where
+ * distributions backport a helper, Kbuild probes the headers and passes
+ * KWQ_HAVE_* so the probe wins over the version number.
+ */
+#ifndef _KWQ_COMPAT_H
+#define _KWQ_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+
+/* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#define KWQ_NO_LLSEEK no_llseek
+#else
+#define KWQ_NO_LLSEEK NULL
+#endif
+
+/* 6.13 added hrtimer_setup(); 6.15 deleted hrtimer_init(). */
+#if !defined(KWQ_HAVE_HRTIMER_SETUP) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
+#endif /* _KWQ_COMPAT_H */

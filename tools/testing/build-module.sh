@@ -1,0 +1,27 @@
+#!/bin/bash
+# Build kwq.ko (and, where the kernel has KUnit, kwq_test.ko) against one
+# kernel tree, in a private copy of the sources so builds against several
+# kernels never share objects. W=1; any compiler warning fails the build.
+#
+# usage: build-module.sh KDIR OUTDIR [MAKE-ARGS...]
+# leaves the .ko files and build.log in OUTDIR.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kdir=${1:?usage: build-module.sh KDIR OUTDIR}
+out=${2:?usage: build-module.sh KDIR OUTDIR}
+shift 2
+[ -f "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
+mkdir -p "$out"
+out=$(realpath "$out")
+rm -rf "$out/src"
+mkdir -p "$out/src"
+cp -r "$KWQ_ROOT/Kbuild" "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" "$out/src/"
+if ! make -C "$kdir" M="$out/src" W=1 "$@" modules >"$out/build.log" 2>&1; then
+	grep -E 'error|warning' "$out/build.log" | head -20 >&2 || tail -20 "$out/build.log" >&2
+	die "module build against $kdir failed (log: $out/build.log)"
+fi
+if grep -E '(warning|error):' "$out/build.log" >&2; then
+	die "module build against $kdir has warnings (log: $out/build.log)"
+fi
+find "$out/src" -name '*.ko' -exec cp {} "$out/" \;

@@ -1,0 +1,167 @@
+#!/bin/bash
+# make check: everything kwq's CI verifies, in one run.
+#
+#   1. static checks: checkpatch --strict, sparse (C=2), W=1 builds
+#   2. the debug kernel (KUnit, KASAN, lockdep, kmemleak, UBSAN...) in QEMU:
+#      kwq.ko + KUnit suites + userspace tests
+#   3. Debian's stock 6.1 and 6.12 kernels in QEMU: load, userspace tests,
+#      unload
+#   4. the harness self-test: deliberately broken modules must fail
+#
+# Each check is one or more test cases; the last line is the summary
+# "N passed, N failed, N skipped". Logs stay in $KWQ_OUT (default build/).
+# KWQ_CHECK_ONLY="static debug stock selftest" picks sections.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+sections=${KWQ_CHECK_ONLY:-static debug stock selftest}
+mkdir -p "$KWQ_OUT"
+KWQ_OUT=$(realpath "$KWQ_OUT")
+counts=$KWQ_OUT/counts
+: >"$counts"
+start=$(date +%s)
+
+# case_result NAME OK|FAIL [DETAIL]: a host-side check as one test case.
+case_result() {
+	if [ "$2" = OK ]; then
+		printf '  PASS %s\n' "$1"
+		echo "1 0 0" >>"$counts"
+	else
+		printf '  FAIL %s%s\n' "$1" "${3:+: $3}"
+		echo "0 1 0" >>"$counts"
+	fi
+}
+
+# run_check NAME CMD...: run CMD quietly as one case; show its output on failure.
+run_check() {
+	local name=$1 log
+	shift
+	log=$KWQ_OUT/logs/$(echo "$name" | tr -c 'A-Za-z0-9._-' _).log
+	mkdir -p "$KWQ_OUT/logs"
+	if "$@" >"$log" 2>&1; then
+		case_result "$name" OK
+	else
+		case_result "$name" FAIL "log $log"
+		tail -15 "$log" | sed 's/^/       | /'
+	fi
+}
+
+section() { printf '\n=== %s\n' "$*"; }
+
+# vm_run NAME KERNEL PLAN TIMEOUT FILES...: boot, then judge the log.
+vm_run() {
+	local name=$1 kernel=$2 plan=$3 timeout=$4 log
+	shift 4
+	log=$KWQ_OUT/logs/vm-$name.log
+	mkdir -p "$KWQ_OUT/logs"
+	say "booting $name ($(basename "$kernel")), console log: $log"
+	"$KWQ_ROOT/tools/testing/vm.sh" -k "$kernel" -o "$log" -p "$plan" \
+		-t "$timeout" "$@"
+	"$KWQ_ROOT/tools/testing/report.py" --label "$name: $kernel" \
+		--counts "$counts" --failures "$KWQ_OUT/logs/vm-$name.failures" "$log"
+}
+
+need_pkg gcc gcc
+need_pkg make make
+need_pkg python3 python3
+need_pkg libc6-dev /usr/include/stdio.h
+
+# Userspace test programs (static, so the initramfs needs no libc).
+section "userspace test programs"
+run_check "build userspace tests" make -C "$KWQ_ROOT/userspace" tests OUT="$KWQ_OUT/user"
+user_files=()
+user_plan=
+for t in "$KWQ_OUT"/user/*_test; do
+	[ -x "$t" ] || continue
+	user_files+=("$t=/kwq/tests/$(basename "$t")")
+	user_plan+="user_test $(basename "$t" _test) /kwq/tests/$(basename "$t")"$'\n'
+done
+
+# plan WITH_KUNIT: the VM plan for one kernel.
+plan() {
+	echo "load_module /kwq/kwq.ko"
+	echo 'expect "/dev/kwq is a character device" test -c /dev/kwq'
+	[ "$1" = yes ] && echo "kunit_module /kwq/kwq_test.ko"
+	printf '%s' "$user_plan"
+	echo "unload_module kwq"
+}
+
+if [[ " $sections " == *" static "* ]]; then
+	section "static checks"
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	need_pkg linux-source-6.12 "$tarball"
+	need_pkg sparse sparse
+	srcdir=$KWQ_CACHE/src/$(kwq_src_version | tr -c 'A-Za-z0-9.+\n-' _)
+	if [ ! -f "$srcdir/scripts/checkpatch.pl" ]; then
+		mkdir -p "$srcdir"
+		tar -C "$srcdir" --strip-components=1 -xf "$tarball" \
+			--wildcards '*/scripts/*' '*/Documentation/*' '*/tools/testing/kunit/*'
+	fi
+	while IFS= read -r f; do
+		run_check "checkpatch ${f#"$KWQ_ROOT"/}" perl "$srcdir/scripts/checkpatch.pl" \
+			--strict --no-tree --quiet --show-types -f "$f"
+	done < <(find "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" \
+		"$KWQ_ROOT/tools/testing/selftest" -name '*.[ch]' | sort)
+fi
+
+# Kernels: the debug one is built once and cached; the stock ones come
+# from Debian's packages.
+if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
+	section "debug test kernel"
+	if kdebug=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
+		"$KWQ_ROOT/tools/testing/config/debug.config"); then
+		case_result "debug kernel config + build ($(basename "$kdebug"))" OK
+	else
+		case_result "debug kernel config + build" FAIL
+		kdebug=
+	fi
+fi
+
+if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
+	section "debug kernel: KUnit + userspace tests"
+	run_check "W=1 build against debug 6.12 kernel" \
+		"$KWQ_ROOT/tools/testing/build-module.sh" "$kdebug" "$KWQ_OUT/mod-debug"
+	if [ -f "$KWQ_OUT/mod-debug/kwq_test.ko" ]; then
+		plan yes >"$KWQ_OUT/plan-debug"
+		vm_run debug "$kdebug/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug" 600 \
+			"$KWQ_OUT/mod-debug/kwq.ko=/kwq/kwq.ko" \
+			"$KWQ_OUT/mod-debug/kwq_test.ko=/kwq/kwq_test.ko" "${user_files[@]}"
+	fi
+fi
+
+if [[ " $sections " == *" stock "* ]]; then
+	for v in 6.1 6.12; do
+		section "stock Debian $v kernel"
+		if ! out=$("$KWQ_ROOT/tools/testing/stock-kernel.sh" $v); then
+			case_result "stock $v kernel available" FAIL
+			continue
+		fi
+		kdir=$(sed -n 1p <<<"$out") image=$(sed -n 2p <<<"$out")
+		run_check "W=1 build against $(basename "$kdir")" \
+			"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$KWQ_OUT/mod-$v"
+		if [ "$v" = 6.12 ] && [[ " $sections " == *" static "* ]]; then
+			# sparse: C=2 checks every file; any warning fails.
+			run_check "sparse (C=2) against $(basename "$kdir")" \
+				"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" \
+				"$KWQ_OUT/sparse-$v" C=2
+		fi
+		[ -f "$KWQ_OUT/mod-$v/kwq.ko" ] || continue
+		plan no >"$KWQ_OUT/plan-$v"
+		vm_run "stock-$v" "$image" "$KWQ_OUT/plan-$v" 300 \
+			"$KWQ_OUT/mod-$v/kwq.ko=/kwq/kwq.ko" "${user_files[@]}"
+	done
+fi
+
+if [[ " $sections " == *" selftest "* ]] && [ -n "$kdebug" ]; then
+	section "harness self-test (each run below must FAIL, and for the right reason)"
+	"$KWQ_ROOT/tools/testing/selftest.sh" "$kdebug" "$KWQ_OUT/selftest" "$counts"
+fi
+
+read -r p f s < <(awk '{p+=$1; f+=$2; s+=$3} END {print p+0, f+0, s+0}' "$counts")
+section "summary ($(($(date +%s) - start)) s; logs in $KWQ_OUT/logs)"
+if [ "$s" -gt 0 ]; then
+	echo "$p passed, $f failed, $s skipped"
+else
+	echo "$p passed, $f failed"
+fi
+[ "$f" = 0 ]

@@ -1,0 +1,138 @@
+#!/bin/busybox sh
+# /init of the kwq test VM. Runs the steps in /kwq/plan, reports every
+# result as KTAP between KWQ-KTAP-BEGIN/END markers on the console (which
+# report.py parses), triggers a kmemleak scan, and reboots (with -no-reboot
+# and reboot=t that ends QEMU; poweroff would hang without ACPI).
+# The initramfs is packed without device nodes (no root needed to build it),
+# so the console comes from devtmpfs.
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mkdir -p /proc /sys /tmp /run
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tmpfs tmpfs /tmp 2>/dev/null
+echo 1 >/proc/sys/kernel/panic_on_oops 2>/dev/null
+KMEMLEAK=/sys/kernel/debug/kmemleak
+# Leaks from before the tests (boot) are not ours.
+[ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
+
+STEPS=/tmp/kwq-steps
+NSTEPS=0
+: >$STEPS
+
+# step_result OK|FAIL NAME [DETAIL]: one case of the VM's own "vm" suite.
+step_result() {
+	NSTEPS=$((NSTEPS + 1))
+	if [ "$1" = OK ]; then
+		echo "    ok $NSTEPS $2" >>$STEPS
+	else
+		echo "    not ok $NSTEPS $2" >>$STEPS
+		[ -n "$3" ] && echo "    # $3" >>$STEPS
+		echo "kwq-harness: step failed: $2 $3"
+	fi
+}
+
+# ktap_block NAME FILE: hand a KTAP document to the host parser.
+ktap_block() {
+	echo "KWQ-KTAP-BEGIN $1"
+	cat "$2"
+	echo "KWQ-KTAP-END $1"
+}
+
+# load_module PATH [PARAM...]
+load_module() {
+	local m=$1 out
+	shift
+	if out=$(insmod "$m" "$@" 2>&1); then
+		step_result OK "insmod $(basename "$m")"
+	else
+		step_result FAIL "insmod $(basename "$m")" "$out"
+	fi
+}
+
+# unload_module NAME
+unload_module() {
+	local out
+	if out=$(rmmod "$1" 2>&1); then
+		step_result OK "rmmod $1"
+	else
+		step_result FAIL "rmmod $1" "$out"
+	fi
+}
+
+# kunit_module PATH: load a module whose KUnit suites run at load, report
+# each suite's results from debugfs, unload it.
+kunit_module() {
+	local m=$1 name d before n=0
+	name=$(basename "$m" .ko)
+	before=$(ls /sys/kernel/debug/kunit 2>/dev/null)
+	load_module "$m"
+	for d in /sys/kernel/debug/kunit/*; do
+		[ -f "$d/results" ] || continue
+		case " $(echo $before) " in *" $(basename "$d") "*) continue ;; esac
+		ktap_block "kunit:$(basename "$d")" "$d/results"
+		n=$((n + 1))
+	done
+	if [ $n = 0 ]; then
+		step_result FAIL "kunit suites of $name" "no suite appeared in debugfs"
+	else
+		step_result OK "kunit suites of $name ($n)"
+	fi
+	unload_module "$(echo "$name" | tr - _)"
+}
+
+# user_test NAME CMD [ARG...]: a userspace test program that prints KTAP.
+user_test() {
+	local name=$1 rc
+	shift
+	"$@" >/tmp/ut.ktap 2>/tmp/ut.err
+	rc=$?
+	ktap_block "user:$name" /tmp/ut.ktap
+	if [ $rc = 0 ]; then
+		step_result OK "run $name"
+	else
+		step_result FAIL "run $name" "exit $rc: $(head -c 300 /tmp/ut.err)"
+	fi
+}
+
+# expect NAME CMD...: a shell check as one step.
+expect() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		step_result OK "$name"
+	else
+		step_result FAIL "$name" "$out"
+	fi
+}
+
+echo "kwq-harness: kernel $(uname -r), plan:"
+cat /kwq/plan
+. /kwq/plan
+
+# Two scans: kmemleak reports an object only once its contents have been
+# stable across a scan, and only when older than 5 s.
+if [ -w $KMEMLEAK ]; then
+	sleep 6
+	echo scan >$KMEMLEAK
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK >/tmp/kmemleak
+	ktap_block kmemleak /tmp/kmemleak
+fi
+
+{
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "    KTAP version 1"
+	echo "    # Subtest: vm"
+	echo "    1..$NSTEPS"
+	cat $STEPS
+	if grep -q '^    not ok' $STEPS; then echo "not ok 1 vm"; else echo "ok 1 vm"; fi
+} >/tmp/vm.ktap
+ktap_block vm /tmp/vm.ktap
+echo "KWQ-HARNESS-DONE"
+sync
+reboot -f

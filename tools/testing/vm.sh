@@ -1,0 +1,62 @@
+#!/bin/bash
+# Pack an initramfs and boot one kwq test VM under QEMU TCG.
+#
+# usage: vm.sh -k KERNEL -o LOG -p PLAN [-t TIMEOUT] [-a EXTRA_ARGS]
+#              [SRC=DEST ...]
+# Each SRC=DEST copies a host file into the initramfs at DEST. PLAN is a
+# shell fragment run by init.sh (load_module, kunit_module, user_test, ...).
+# The console goes to LOG. Exit 0 when QEMU ended by itself, 1 otherwise
+# (timeout, QEMU error); judging the log is report.py's job.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+timeout=300 extra= kernel= log= plan=
+while getopts k:o:p:t:a: opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	o) log=$OPTARG ;;
+	p) plan=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	a) extra=$OPTARG ;;
+	*) die "usage: vm.sh -k KERNEL -o LOG -p PLAN [-t S] [-a ARGS] [SRC=DEST...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ -n "$kernel" ] && [ -n "$log" ] && [ -n "$plan" ] || die "vm.sh: -k, -o and -p are required"
+need_pkg qemu-system-x86 qemu-system-x86_64
+need_pkg busybox-static /bin/busybox
+need_pkg cpio cpio
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,dev,proc,sys,tmp,kwq}
+cp /bin/busybox "$stage/bin/busybox"
+file /bin/busybox 2>/dev/null | grep -q 'dynamically linked' &&
+	die "/bin/busybox is not static: install busybox-static"
+cp "$KWQ_ROOT/tools/testing/init.sh" "$stage/init"
+chmod 755 "$stage/init"
+cp "$plan" "$stage/kwq/plan"
+for f in "$@"; do
+	src=${f%%=*} dst=${f#*=}
+	mkdir -p "$stage/$(dirname "$dst")"
+	cp "$src" "$stage/$dst"
+done
+cpio_file=${log%.log}.cpio
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$cpio_file"
+
+args="console=ttyS0 reboot=t panic=-1 panic_on_warn=1 oops=panic"
+args+=" loglevel=7 printk.time=1 rdinit=/init $extra"
+rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1536 \
+	-machine microvm,acpi=off -nodefaults -no-reboot -display none \
+	-serial "file:$log" -kernel "$kernel" -initrd "$cpio_file" \
+	-append "$args" </dev/null >"$log.qemu" 2>&1 || rc=$?
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "error: VM timed out after ${timeout}s; last console lines ($log):" >&2
+	tail -25 "$log" | sed 's/^/    | /' >&2
+	exit 1
+elif [ $rc != 0 ]; then
+	echo "error: QEMU failed (exit $rc): $(tail -3 "$log.qemu")" >&2
+	exit 1
+fi
+exit 0
