@@ -16,7 +16,9 @@ mkdir -p "$out"
 out=$(realpath "$out")
 rm -rf "$out/src"
 mkdir -p "$out/src"
-cp -r "$KWQ_ROOT/Kbuild" "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" "$out/src/"
+for d in Kbuild src include kunit; do
+	[ -e "$KWQ_ROOT/$d" ] && cp -r "$KWQ_ROOT/$d" "$out/src/"
+done
 if ! make -C "$kdir" M="$out/src" W=1 "$@" modules >"$out/build.log" 2>&1; then
 	grep -E 'error|warning' "$out/build.log" | head -20 >&2 || tail -20 "$out/build.log" >&2
 	die "module build against $kdir failed (log: $out/build.log)"

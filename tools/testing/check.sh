@@ -71,6 +71,10 @@ section "userspace test programs"
 run_check "build userspace tests" make -C "$KWQ_ROOT/userspace" tests OUT="$KWQ_OUT/user"
 user_files=()
 user_plan=
+# Helper programs (kwqctl, ...) go to /usr/bin; each *_test is one test.
+for t in "$KWQ_OUT"/user/bin/*; do
+	[ -f "$t" ] && user_files+=("$t=/usr/bin/$(basename "$t")")
+done
 for t in "$KWQ_OUT"/user/*_test; do
 	[ -x "$t" ] || continue
 	user_files+=("$t=/kwq/tests/$(basename "$t")")
