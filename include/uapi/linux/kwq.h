@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kwq userspace ABI: the ioctls of /dev/kwq.
+ *
+ * Rules (Documentation/process/botching-up-ioctls.rst):
+ *  - fixed-size types only, user pointers as __u64, explicit padding;
+ *  - every flags, pad and reserved field must be zero, else EINVAL;
+ *  - every argument struct is versioned by its size: the kernel reads the
+ *    size from the ioctl number (_IOC_SIZE), accepts a smaller (older)
+ *    struct by treating missing fields as zero and a larger (newer) one
+ *    if the extra bytes are zero (E2BIG otherwise). Structs only grow at
+ *    the end.
+ *
+ * An fd of /dev/kwq attaches to at most one queue (KWQ_IOC_CREATE or
+ * KWQ_IOC_OPEN); queue operations on an unattached fd fail with ENOTCONN,
+ * and on a queue destroyed meanwhile with EIDRM.
+ *
+ * Keys travel in packed record buffers: each record is a struct kwq_rec
+ * header followed by @len key bytes, padded with zeroes to the next
+ * multiple of 8 bytes (KWQ_REC_SIZE(len)).
+ */
+#ifndef _UAPI_LINUX_KWQ_H
+#define _UAPI_LINUX_KWQ_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Queue names: 1..KWQ_NAME_LEN-1 bytes of [A-Za-z0-9._-], NUL-terminated. */
+#define KWQ_NAME_LEN		64
+/* Keys: 1..KWQ_KEY_LEN_MAX bytes, any content. */
+#define KWQ_KEY_LEN_MAX		256
+/* Most rate limiters one queue combines (as the max of their delays). */
+#define KWQ_LIMITS_MAX		4
+
+/* struct kwq_limit.type */
+#define KWQ_LIMIT_EXPONENTIAL	1	/* a = base ns, b = max ns */
+#define KWQ_LIMIT_FAST_SLOW	2	/* a = fast ns, b = slow ns, count = max fast */
+#define KWQ_LIMIT_BUCKET	3	/* a = qps * 1000, count = burst, b = 0 */
+
+/**
+ * struct kwq_limit - one per-key rate limiter, client-go numerics
+ * @type: KWQ_LIMIT_*
+ * @count: fast-slow: fast attempts; bucket: burst; else 0
+ * @a: see KWQ_LIMIT_*
+ * @b: see KWQ_LIMIT_*
+ */
+struct kwq_limit {
+	__u32 type;
+	__u32 count;
+	__u64 a;
+	__u64 b;
+};
+
+/**
+ * struct kwq_create_args - KWQ_IOC_CREATE: create a queue, attach the fd
+ * @name: NUL-terminated queue name
+ * @flags: 0
+ * @mode: permission bits (0..0777) checked on KWQ_IOC_OPEN; 0 = 0600
+ * @nr_limits: entries of @limits used; 0 = client-go's default
+ *	controller rate limiter
+ * @max_items: most keys queued at once (ENOSPC beyond), 0 = no cap
+ * @max_wait_ns: cap on rate-limited delays, 0 = no cap
+ * @limits: the rate limiters
+ */
+struct kwq_create_args {
+	char name[KWQ_NAME_LEN];
+	__u32 flags;
+	__u32 mode;
+	__u32 nr_limits;
+	__u32 max_items;
+	__u64 max_wait_ns;
+	struct kwq_limit limits[KWQ_LIMITS_MAX];
+};
+
+/**
+ * struct kwq_open_args - KWQ_IOC_OPEN, KWQ_IOC_DESTROY: name a queue
+ * @name: NUL-terminated queue name
+ * @flags: 0
+ * @pad: 0
+ */
+struct kwq_open_args {
+	char name[KWQ_NAME_LEN];
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct kwq_list_args - KWQ_IOC_LIST: names of the queues
+ * @names: user pointer to @capacity char[KWQ_NAME_LEN] slots
+ * @capacity: slots at @names
+ * @count: out: number of queues (may exceed @capacity)
+ */
+struct kwq_list_args {
+	__u64 names;
+	__u32 capacity;
+	__u32 count;
+};
+
+/**
+ * struct kwq_rec - header of one key in a record buffer
+ * @len: key length, 1..KWQ_KEY_LEN_MAX
+ * @priority: add: priority (higher first); get: the key's priority;
+ *	done/forget/remove: 0
+ */
+struct kwq_rec {
+	__u32 len;
+	__s32 priority;
+	/* followed by len key bytes, zero-padded to 8 */
+};
+
+#define KWQ_REC_SIZE(len)	((sizeof(struct kwq_rec) + (len) + 7) & ~7UL)
+#define KWQ_REC_SIZE_MAX	KWQ_REC_SIZE(KWQ_KEY_LEN_MAX)
+
+/* struct kwq_keys_args.flags for KWQ_IOC_ADD */
+#define KWQ_ADD_AFTER		0x1	/* delay by after_ns */
+#define KWQ_ADD_RATE_LIMITED	0x2	/* delay from the queue's limiter */
+
+/**
+ * struct kwq_keys_args - a batch of keys: KWQ_IOC_ADD, KWQ_IOC_DONE,
+ *	KWQ_IOC_FORGET, KWQ_IOC_REMOVE
+ * @recs: user pointer to the record buffer
+ * @recs_len: bytes at @recs (exactly the records, no trailing bytes)
+ * @nr: number of records
+ * @flags: KWQ_ADD_* for KWQ_IOC_ADD, else 0
+ * @after_ns: KWQ_ADD_AFTER: the delay; else 0
+ * @delays: KWQ_ADD_RATE_LIMITED: user pointer to @nr __u64, out: the
+ *	delay chosen per key in ns; else 0
+ * @done: out: records handled. Keys are handled in order and the call
+ *	stops at the first failing one: on success @done == @nr; on error
+ *	the first @done keys took effect and the rest did not.
+ * @pad: 0
+ */
+struct kwq_keys_args {
+	__u64 recs;
+	__u32 recs_len;
+	__u32 nr;
+	__u32 flags;
+	__u32 pad;
+	__s64 after_ns;
+	__u64 delays;
+	__u32 done;
+	__u32 pad2;
+};
+
+/* struct kwq_get_args.flags */
+#define KWQ_GET_DETACHED	0x1	/* not leased to this fd */
+
+/**
+ * struct kwq_get_args - KWQ_IOC_GET: take up to @max ready keys
+ * @recs: user pointer to the record buffer (filled with keys)
+ * @recs_len: bytes at @recs; at least KWQ_REC_SIZE_MAX. A further key is
+ *	taken only while KWQ_REC_SIZE_MAX bytes remain, so none is lost.
+ * @max: most keys to take, >= 1
+ * @flags: KWQ_GET_*
+ * @timeout_ns: wait at most this long for the first key: < 0 forever,
+ *	0 not at all (as O_NONBLOCK: EAGAIN); ETIMEDOUT when it passes
+ * @nr: out: keys taken
+ * @used: out: bytes of @recs filled
+ *
+ * Keys taken are processing until KWQ_IOC_DONE. Unless KWQ_GET_DETACHED,
+ * they are leased to this fd: closing it puts them back in the queue.
+ * Once the queue is shut down and no key is ready: ESHUTDOWN.
+ */
+struct kwq_get_args {
+	__u64 recs;
+	__u32 recs_len;
+	__u32 max;
+	__u32 flags;
+	__u32 pad;
+	__s64 timeout_ns;
+	__u32 nr;
+	__u32 used;
+};
+
+/**
+ * struct kwq_key_args - KWQ_IOC_NUM_REQUEUES: one key
+ * @key: user pointer to the key bytes
+ * @len: key length
+ * @count: out: the key's failure count
+ */
+struct kwq_key_args {
+	__u64 key;
+	__u32 len;
+	__u32 count;
+};
+
+/* struct kwq_shutdown_args.flags */
+#define KWQ_SHUTDOWN_DRAIN	0x1	/* wait until nothing is ready or processing */
+
+/**
+ * struct kwq_shutdown_args - KWQ_IOC_SHUTDOWN
+ * @flags: KWQ_SHUTDOWN_*
+ * @pad: 0
+ */
+struct kwq_shutdown_args {
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct kwq_stats_args - KWQ_IOC_STATS: counters of the attached queue
+ * @len: keys ready (client-go Len)
+ * @waiting: keys waiting for a delay
+ * @processing: keys handed out and not done
+ * @adds_total: adds that queued a key or moved its deadline
+ * @retries_total: rate-limited adds
+ * @dropped_at_shutdown: delayed keys dropped by shutdown
+ * @lease_returns: processing keys returned because their fd closed
+ * @failure_records: keys with a failure count
+ * @shutting_down: 1 once shut down
+ * @pad: 0
+ */
+struct kwq_stats_args {
+	__u64 len;
+	__u64 waiting;
+	__u64 processing;
+	__u64 adds_total;
+	__u64 retries_total;
+	__u64 dropped_at_shutdown;
+	__u64 lease_returns;
+	__u64 failure_records;
+	__u32 shutting_down;
+	__u32 pad;
+};
+
+#define KWQ_IOC_MAGIC		0xb7
+
+#define KWQ_IOC_CREATE		_IOW(KWQ_IOC_MAGIC, 0x00, struct kwq_create_args)
+#define KWQ_IOC_OPEN		_IOW(KWQ_IOC_MAGIC, 0x01, struct kwq_open_args)
+#define KWQ_IOC_DESTROY		_IOW(KWQ_IOC_MAGIC, 0x02, struct kwq_open_args)
+#define KWQ_IOC_LIST		_IOWR(KWQ_IOC_MAGIC, 0x03, struct kwq_list_args)
+#define KWQ_IOC_ADD		_IOWR(KWQ_IOC_MAGIC, 0x04, struct kwq_keys_args)
+#define KWQ_IOC_GET		_IOWR(KWQ_IOC_MAGIC, 0x05, struct kwq_get_args)
+#define KWQ_IOC_DONE		_IOWR(KWQ_IOC_MAGIC, 0x06, struct kwq_keys_args)
+#define KWQ_IOC_FORGET		_IOWR(KWQ_IOC_MAGIC, 0x07, struct kwq_keys_args)
+#define KWQ_IOC_REMOVE		_IOWR(KWQ_IOC_MAGIC, 0x08, struct kwq_keys_args)
+#define KWQ_IOC_NUM_REQUEUES	_IOWR(KWQ_IOC_MAGIC, 0x09, struct kwq_key_args)
+#define KWQ_IOC_LEN		_IOR(KWQ_IOC_MAGIC, 0x0a, __u64)
+#define KWQ_IOC_SHUTDOWN	_IOW(KWQ_IOC_MAGIC, 0x0b, struct kwq_shutdown_args)
+#define KWQ_IOC_STATS		_IOR(KWQ_IOC_MAGIC, 0x0c, struct kwq_stats_args)
+
+#endif /* _UAPI_LINUX_KWQ_H */
