@@ -7,6 +7,17 @@
 
 #define KWQ_VERSION "0.1.0"
 
+int kwq_core_init(void);
+void kwq_core_exit(void);
+/* queue.c, for dev.c */
+struct file;
+struct kwq;
+struct kwq_item;
+struct poll_table_struct;
+void kwq_unget(struct kwq *q, struct kwq_item *item);
+__poll_t kwq_poll(struct kwq *q, struct file *file,
+		  struct poll_table_struct *wait);
+
 int kwq_dev_init(void);
 void kwq_dev_exit(void);
 

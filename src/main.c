@@ -16,9 +16,14 @@ static int __init kwq_init(void)
 {
 	int ret;
 
-	ret = kwq_dev_init();
+	ret = kwq_core_init();
 	if (ret)
 		return ret;
+	ret = kwq_dev_init();
+	if (ret) {
+		kwq_core_exit();
+		return ret;
+	}
 	pr_info("version " KWQ_VERSION " loaded\n");
 	return 0;
 }
@@ -26,6 +31,7 @@ static int __init kwq_init(void)
 static void __exit kwq_exit(void)
 {
 	kwq_dev_exit();
+	kwq_core_exit();
 	pr_info("unloaded\n");
 }
 

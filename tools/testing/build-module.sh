@@ -1,5 +1,6 @@
 #!/bin/bash
-# Build kwq.ko (and, where the kernel has KUnit, kwq_test.ko) against one
+# Build kwq.ko (where the kernel has KUnit, kwq_test.ko; and the example
+# consumer kwq_example.ko) against one
 # kernel tree, in a private copy of the sources so builds against several
 # kernels never share objects. W=1; any compiler warning fails the build.
 #
@@ -26,4 +27,17 @@ fi
 if grep -E '(warning|error):' "$out/build.log" >&2; then
 	die "module build against $kdir has warnings (log: $out/build.log)"
 fi
-find "$out/src" -name '*.ko' -exec cp {} "$out/" \;
+# The example consumer: its own module, linked against kwq's exports only.
+rm -rf "$out/example"
+mkdir -p "$out/example/tools"
+cp -r "$KWQ_ROOT/tools/example" "$out/example/tools/"
+ln -s "$out/src/include" "$out/example/include"
+if ! make -C "$kdir" M="$out/example/tools/example" W=1 "$@" \
+	KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" modules >>"$out/build.log" 2>&1; then
+	grep -E 'error|warning' "$out/build.log" | head -20 >&2
+	die "example module build against $kdir failed (log: $out/build.log)"
+fi
+if grep -E '(warning|error):' "$out/build.log" >&2; then
+	die "module build against $kdir has warnings (log: $out/build.log)"
+fi
+find "$out/src" "$out/example" -name '*.ko' -exec cp {} "$out/" \;

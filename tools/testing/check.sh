@@ -86,6 +86,10 @@ plan() {
 	echo "load_module /kwq/kwq.ko"
 	echo 'expect "/dev/kwq is a character device" test -c /dev/kwq'
 	[ "$1" = yes ] && echo "kunit_module /kwq/kwq_test.ko"
+	# The example consumer reports at unload whether every key completed.
+	echo "load_module /kwq/kwq_example.ko"
+	echo "unload_module kwq_example"
+	echo "expect \"example consumer completed every key once\" sh -c 'dmesg | grep -q \"kwq_example: PASS:\"'"
 	printf '%s' "$user_plan"
 	echo "unload_module kwq"
 }
@@ -109,7 +113,8 @@ if [[ " $sections " == *" static "* ]]; then
 		run_check "checkpatch ${f#"$KWQ_ROOT"/}" perl "$srcdir/scripts/checkpatch.pl" \
 			--strict --no-tree --quiet --show-types $ignore -f "$f"
 	done < <(find "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" \
-		"$KWQ_ROOT/tools/testing/selftest" -name '*.[ch]' | sort)
+		"$KWQ_ROOT/tools/testing/selftest" "$KWQ_ROOT/tools/example" \
+		-name '*.[ch]' | sort)
 fi
 
 # Kernels: the debug one is built once and cached; the stock ones come
@@ -133,7 +138,8 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 		plan yes >"$KWQ_OUT/plan-debug"
 		vm_run debug "$kdebug/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug" 600 \
 			"$KWQ_OUT/mod-debug/kwq.ko=/kwq/kwq.ko" \
-			"$KWQ_OUT/mod-debug/kwq_test.ko=/kwq/kwq_test.ko" "${user_files[@]}"
+			"$KWQ_OUT/mod-debug/kwq_test.ko=/kwq/kwq_test.ko" \
+			"$KWQ_OUT/mod-debug/kwq_example.ko=/kwq/kwq_example.ko" "${user_files[@]}"
 	fi
 fi
 
@@ -156,7 +162,8 @@ if [[ " $sections " == *" stock "* ]]; then
 		[ -f "$KWQ_OUT/mod-$v/kwq.ko" ] || continue
 		plan no >"$KWQ_OUT/plan-$v"
 		vm_run "stock-$v" "$image" "$KWQ_OUT/plan-$v" 300 \
-			"$KWQ_OUT/mod-$v/kwq.ko=/kwq/kwq.ko" "${user_files[@]}"
+			"$KWQ_OUT/mod-$v/kwq.ko=/kwq/kwq.ko" \
+			"$KWQ_OUT/mod-$v/kwq_example.ko=/kwq/kwq_example.ko" "${user_files[@]}"
 	done
 fi
 

@@ -28,6 +28,7 @@ need_pkg busybox-static /bin/busybox
 need_pkg cpio cpio
 
 stage=$(mktemp -d)
+chmod 755 "$stage" # the VM's / must be searchable by non-root tests
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,kwq}
 cp /bin/busybox "$stage/bin/busybox"

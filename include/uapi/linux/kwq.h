@@ -18,6 +18,9 @@
  * Keys travel in packed record buffers: each record is a struct kwq_rec
  * header followed by @len key bytes, padded with zeroes to the next
  * multiple of 8 bytes (KWQ_REC_SIZE(len)).
+ *
+ * Fields marked "out:" are written by the kernel; what they hold on input
+ * is ignored, so an argument struct can be reused.
  */
 #ifndef _UAPI_LINUX_KWQ_H
 #define _UAPI_LINUX_KWQ_H
@@ -109,9 +112,11 @@ struct kwq_rec {
 };
 
 #define KWQ_REC_SIZE(len)	((sizeof(struct kwq_rec) + (len) + 7) & ~7UL)
+/* Most records in one batch call (EINVAL beyond). */
+#define KWQ_BATCH_MAX		4096
 #define KWQ_REC_SIZE_MAX	KWQ_REC_SIZE(KWQ_KEY_LEN_MAX)
 
-/* struct kwq_keys_args.flags for KWQ_IOC_ADD */
+/* struct kwq_keys_args.flags for KWQ_IOC_ADD; at most one of them */
 #define KWQ_ADD_AFTER		0x1	/* delay by after_ns */
 #define KWQ_ADD_RATE_LIMITED	0x2	/* delay from the queue's limiter */
 
@@ -120,7 +125,7 @@ struct kwq_rec {
  *	KWQ_IOC_FORGET, KWQ_IOC_REMOVE
  * @recs: user pointer to the record buffer
  * @recs_len: bytes at @recs (exactly the records, no trailing bytes)
- * @nr: number of records
+ * @nr: number of records, 1..KWQ_BATCH_MAX
  * @flags: KWQ_ADD_* for KWQ_IOC_ADD, else 0
  * @after_ns: KWQ_ADD_AFTER: the delay; else 0
  * @delays: KWQ_ADD_RATE_LIMITED: user pointer to @nr __u64, out: the
@@ -129,6 +134,12 @@ struct kwq_rec {
  *	stops at the first failing one: on success @done == @nr; on error
  *	the first @done keys took effect and the rest did not.
  * @pad: 0
+ * @pad2: 0
+ *
+ * Per-key errors: ENOSPC (item cap), ESHUTDOWN (add after shutdown),
+ * ENOENT (done of a key not processing, remove of a key not queued),
+ * EPERM (done of a key leased to another fd), EBUSY (remove of a key
+ * that is processing and not queued again).
  */
 struct kwq_keys_args {
 	__u64 recs;

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kwq: keyed work queue with client-go util/workqueue semantics.
+ *
+ * This is the in-kernel API exported by kwq.ko to other modules. The
+ * userspace ABI lives in a separate uapi header.
+ *
+ * A queue holds keys (byte strings of 1..KWQ_KEY_MAX bytes). A key is at
+ * most once in the queue (stingy dedup), is never handed to two consumers
+ * at once (processing set), can be delayed (add_after) and retried with a
+ * per-key rate limit (add_rate_limited). See Documentation/semantics.rst
+ * for the exact semantics and every difference from client-go.
+ */
+#ifndef _LINUX_KWQ_H
+#define _LINUX_KWQ_H
+
+#include <linux/types.h>
+
+/* Longest key, in bytes. Keys are copied into the queue. */
+#define KWQ_KEY_MAX		256
+/* Longest queue name, in bytes, without the terminating NUL. */
+#define KWQ_NAME_MAX		63
+/* Most rate limiters one queue combines (as max-of). */
+#define KWQ_MAX_LIMITERS	4
+/* Largest token bucket burst. */
+#define KWQ_BUCKET_BURST_MAX	1000000
+/* Largest token bucket rate, in thousandths of an event per second. */
+#define KWQ_BUCKET_QPS_MILLI_MAX	1000000000ULL
+/* Failure records kept for idle keys when the config says 0. */
+#define KWQ_DEFAULT_FAILURE_RECORDS	65536
+
+/* kwq_get() flag: never sleep, return -EAGAIN when nothing is ready. */
+#define KWQ_GET_NONBLOCK	0x1
+/* kwq_get() timeout meaning "wait until an item or shutdown". */
+#define KWQ_WAIT_FOREVER	(-1LL)
+
+struct kwq;
+struct kwq_item;
+
+enum kwq_limiter_type {
+	/* client-go ItemExponentialFailureRateLimiter */
+	KWQ_LIMITER_EXPONENTIAL = 1,
+	/* client-go ItemFastSlowRateLimiter */
+	KWQ_LIMITER_FAST_SLOW,
+	/* client-go BucketRateLimiter (golang.org/x/time/rate) */
+	KWQ_LIMITER_BUCKET,
+};
+
+/**
+ * struct kwq_limiter_config - one rate limiter of a queue
+ * @type: an &enum kwq_limiter_type value
+ * @exp: exponential: delay base_ns * 2^failures, capped at max_ns
+ * @exp.base_ns: first delay, 0..S64_MAX
+ * @exp.max_ns: largest delay, 0..S64_MAX
+ * @fast_slow: fast_ns for the first max_fast failures, then slow_ns
+ * @fast_slow.fast_ns: delay while failures <= max_fast, 0..S64_MAX
+ * @fast_slow.slow_ns: delay afterwards, 0..S64_MAX
+ * @fast_slow.max_fast: number of fast attempts
+ * @bucket: token bucket shared by all keys of the queue
+ * @bucket.qps_milli: refill rate in 1/1000 tokens per second,
+ *	1..KWQ_BUCKET_QPS_MILLI_MAX (10000 is client-go's 10 qps)
+ * @bucket.burst: bucket size, 1..KWQ_BUCKET_BURST_MAX; the bucket
+ *	starts full
+ */
+struct kwq_limiter_config {
+	u32 type;
+	union {
+		struct {
+			u64 base_ns;
+			u64 max_ns;
+		} exp;
+		struct {
+			u64 fast_ns;
+			u64 slow_ns;
+			u32 max_fast;
+		} fast_slow;
+		struct {
+			u64 qps_milli;
+			u32 burst;
+		} bucket;
+	};
+};
+
+/**
+ * struct kwq_clock - time source and timer of a queue
+ * @now: current time in nanoseconds; must never go backwards. Called
+ *	with the queue lock held and interrupts off: must not sleep.
+ * @arm: make sure kwq_clock_expired(@q) gets called once the time
+ *	reaches @deadline_ns (a deadline in the past means "soon"),
+ *	replacing any earlier arming for @q. Called with the queue lock
+ *	held and interrupts off: must neither sleep nor call back into
+ *	the queue.
+ * @cancel: forget the arming for @q. Same context as @arm. A call of
+ *	kwq_clock_expired() that already started may still run; once
+ *	kwq_destroy() has called @cancel the clock must not call
+ *	kwq_clock_expired() for @q any more.
+ *
+ * A queue created with a NULL clock uses CLOCK_MONOTONIC and one hrtimer.
+ * Tests pass their own clock to step time deterministically.
+ */
+struct kwq_clock {
+	u64 (*now)(const struct kwq_clock *clock);
+	void (*arm)(const struct kwq_clock *clock, struct kwq *q,
+		    u64 deadline_ns);
+	void (*cancel)(const struct kwq_clock *clock, struct kwq *q);
+};
+
+/**
+ * struct kwq_config - creation parameters of a queue
+ * @nr_limiters: entries used in @limiters; 0 selects client-go's
+ *	DefaultControllerRateLimiter (exponential 5 ms..1000 s, max'd with
+ *	a 10 qps / burst 100 token bucket)
+ * @limiters: rate limiters, combined as the maximum of their delays
+ * @max_wait_ns: cap on the delay add_rate_limited chooses, 0 = no cap
+ * @max_items: most keys queued (ready, waiting or processing) at once,
+ *	0 = unlimited; an add of a new key beyond it fails with -ENOSPC
+ * @max_failure_records: most failure records kept for keys that are not
+ *	queued (the oldest is forgotten first), 0 =
+ *	KWQ_DEFAULT_FAILURE_RECORDS
+ * @clock: time source, NULL = CLOCK_MONOTONIC and an hrtimer
+ */
+struct kwq_config {
+	u32 nr_limiters;
+	struct kwq_limiter_config limiters[KWQ_MAX_LIMITERS];
+	u64 max_wait_ns;
+	u32 max_items;
+	u32 max_failure_records;
+	const struct kwq_clock *clock;
+};
+
+/**
+ * struct kwq_add_opts - options of kwq_add_opts() and kwq_add_rate_limited()
+ * @after_ns: delay before the key becomes ready; <= 0 means now. Must be 0
+ *	for kwq_add_rate_limited(), whose delay comes from the limiter.
+ * @priority: higher is handed out first; FIFO within one priority
+ */
+struct kwq_add_opts {
+	s64 after_ns;
+	int priority;
+};
+
+/**
+ * struct kwq_stats - snapshot of a queue's counters
+ * @depth: ready keys (what kwq_len() returns)
+ * @waiting: keys waiting for their delay to pass
+ * @processing: keys handed out by kwq_get() and not yet done
+ * @adds_total: adds that queued a key or changed when it runs
+ * @retries_total: accepted kwq_add_rate_limited() calls
+ * @dropped_at_shutdown: delayed keys dropped because of shutdown
+ * @lease_returns: processing keys put back by kwq_release_owner()
+ * @failure_records: keys with a non-zero failure count
+ * @failure_records_evicted: idle failure records forgotten to honour
+ *	the bound
+ * @shutting_down: 1 once the queue was shut down
+ */
+struct kwq_stats {
+	u64 depth;
+	u64 waiting;
+	u64 processing;
+	u64 adds_total;
+	u64 retries_total;
+	u64 dropped_at_shutdown;
+	u64 lease_returns;
+	u64 failure_records;
+	u64 failure_records_evicted;
+	u32 shutting_down;
+};
+
+/**
+ * kwq_create() - create a queue and register its name
+ * @name: 1..KWQ_NAME_MAX characters from [A-Za-z0-9._-], unique per module
+ * @cfg: configuration, NULL for all defaults; copied, need not outlive
+ *	the call (the clock it points to must outlive the queue)
+ *
+ * Context: process context, may sleep.
+ * Return: the queue, holding one reference for the caller that
+ * kwq_destroy() drops; ERR_PTR(-EINVAL) for a bad name or configuration,
+ * ERR_PTR(-EEXIST) if the name is taken, ERR_PTR(-ENOMEM).
+ */
+struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
+
+/**
+ * kwq_destroy() - unregister, shut down and release a queue
+ * @q: queue from kwq_create(), or NULL
+ *
+ * Frees the name, shuts the queue down as kwq_shutdown() does (blocked
+ * getters wake up with -ESHUTDOWN, delayed keys are dropped, a drain in
+ * progress ends with -ECANCELED), stops the timer and drops the creator's
+ * reference. The memory goes once the last reference is dropped; keys
+ * still queued or processing are freed with it. The caller must not use
+ * its pointer afterwards unless it holds another reference.
+ *
+ * Context: process context, may sleep.
+ */
+void kwq_destroy(struct kwq *q);
+
+/**
+ * kwq_find() - look a queue up by name and take a reference
+ * @name: queue name
+ *
+ * Context: process context, may sleep.
+ * Return: the queue, to be released with kwq_put(); ERR_PTR(-ENOENT) if
+ * no queue has that name (destroyed queues are unregistered), or
+ * ERR_PTR(-EINVAL) for an invalid name.
+ */
+struct kwq *kwq_find(const char *name);
+
+/**
+ * kwq_get_ref() - take another reference to a queue
+ * @q: queue the caller already holds a reference to
+ *
+ * Context: any context.
+ */
+void kwq_get_ref(struct kwq *q);
+
+/**
+ * kwq_put() - drop a reference; the last one frees the queue
+ * @q: queue, or NULL
+ *
+ * Context: process context, may sleep (the last put waits for the timer
+ * and the hash resize work).
+ */
+void kwq_put(struct kwq *q);
+
+/**
+ * kwq_name() - name of a queue
+ * @q: queue
+ *
+ * Context: any context.
+ * Return: the name, valid as long as the queue, or NULL for a NULL @q.
+ */
+const char *kwq_name(const struct kwq *q);
+
+/**
+ * kwq_add() - queue a key to be processed (client-go Add)
+ * @q: queue
+ * @key: key bytes, copied
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Ready key: no-op. Waiting key: becomes ready now, once. Processing
+ * key: marked dirty and queued at the FIFO tail by kwq_done(). Otherwise
+ * queued at the tail with priority 0. Nodes are allocated with
+ * GFP_ATOMIC under the queue lock.
+ *
+ * Context: any context that may take a spinlock_t (process, softirq,
+ * hard interrupt handlers).
+ * Return: 0; -EINVAL for a bad argument, -ESHUTDOWN after shutdown,
+ * -ENOSPC if the key is new and max_items are queued, -ENOMEM. On error
+ * nothing changed.
+ */
+int kwq_add(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_add_after() - queue a key once a delay has passed (client-go AddAfter)
+ * @q: queue
+ * @key: key bytes, copied
+ * @len: 1..KWQ_KEY_MAX
+ * @delay_ns: delay; <= 0 is kwq_add()
+ *
+ * Waiting key: the earlier deadline wins. Ready key: no-op. Processing
+ * key: the deadline is remembered and honoured by kwq_done() (ready at
+ * once if it has passed by then).
+ *
+ * Context: as kwq_add().
+ * Return: as kwq_add().
+ */
+int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns);
+
+/**
+ * kwq_add_opts() - kwq_add()/kwq_add_after() with a priority
+ * @q: queue
+ * @key: key bytes, copied
+ * @len: 1..KWQ_KEY_MAX
+ * @opts: delay and priority
+ *
+ * Higher priorities are handed out first, FIFO within one priority.
+ * Adding a ready key again with a higher priority moves it to the tail
+ * of that priority; a lower one changes nothing.
+ *
+ * Context: as kwq_add().
+ * Return: as kwq_add(); -EINVAL for a NULL @opts.
+ */
+int kwq_add_opts(struct kwq *q, const void *key, size_t len,
+		 const struct kwq_add_opts *opts);
+
+/**
+ * kwq_add_rate_limited() - requeue a key after its rate-limited delay
+ * @q: queue
+ * @key: key bytes, copied
+ * @len: 1..KWQ_KEY_MAX
+ * @opts: priority (after_ns must be 0), or NULL
+ * @delay_ns: receives the delay chosen, or NULL
+ *
+ * client-go AddRateLimited: the delay is the maximum over the queue's
+ * limiters (capped at max_wait_ns), then the key is added as by
+ * kwq_add_after(). The key's failure count goes up by one on every
+ * accepted call; token buckets are only charged when the add landed,
+ * that is when it queued the key or moved its deadline or requeue
+ * earlier.
+ *
+ * Context: as kwq_add().
+ * Return: as kwq_add(); on error nothing changed and @delay_ns is not
+ * written.
+ */
+int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
+			 const struct kwq_add_opts *opts, u64 *delay_ns);
+
+/**
+ * kwq_forget() - clear a key's failure count (client-go Forget)
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Does not dequeue the key.
+ *
+ * Context: as kwq_add().
+ * Return: 0 (also when the key is unknown), -EINVAL for a bad argument.
+ */
+int kwq_forget(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_num_requeues() - a key's failure count (client-go NumRequeues)
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Context: as kwq_add().
+ * Return: the count (0 if unknown, or if the queue only has token
+ * buckets), or -EINVAL for a bad argument.
+ */
+int kwq_num_requeues(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_remove() - cancel a key's pending run
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Removes a ready or waiting key; for a processing key, cancels the
+ * requeue a later add asked for. The failure count is kept.
+ *
+ * Context: as kwq_add().
+ * Return: 0 if something was cancelled, -EBUSY if the key is processing
+ * with no requeue pending, -ENOENT if it is not queued, -EINVAL for a
+ * bad argument.
+ */
+int kwq_remove(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_len() - number of ready keys (client-go Len)
+ * @q: queue
+ *
+ * Context: as kwq_add().
+ * Return: the number, or -EINVAL for a NULL @q.
+ */
+long kwq_len(struct kwq *q);
+
+/**
+ * kwq_get() - take the next ready key for processing (client-go Get)
+ * @q: queue
+ * @owner: cookie stored with the item for kwq_release_owner() and
+ *	kwq_done_key(), or NULL for none
+ * @flags: 0 or KWQ_GET_NONBLOCK
+ * @timeout_ns: KWQ_WAIT_FOREVER (any negative value) to wait without
+ *	limit, 0 to not wait, else the longest wait in nanoseconds of
+ *	CLOCK_MONOTONIC (whatever the queue's clock)
+ *
+ * Hands out the oldest key of the highest priority and moves it to the
+ * processing set, where it stays until kwq_done(). After shutdown ready
+ * keys are still handed out; once none is left, -ESHUTDOWN.
+ *
+ * Context: process context, may sleep; with KWQ_GET_NONBLOCK or a zero
+ * @timeout_ns, any context that may take a spinlock_t.
+ * Return: the item, whose key (kwq_item_key()) stays valid until
+ * kwq_done(); or ERR_PTR(-EAGAIN) when nothing is ready and waiting is
+ * not allowed, ERR_PTR(-ETIMEDOUT) after @timeout_ns, ERR_PTR(-ERESTARTSYS)
+ * when a signal interrupted the wait, ERR_PTR(-ESHUTDOWN) when the queue
+ * is shut down and empty, ERR_PTR(-EINVAL) for bad arguments.
+ */
+struct kwq_item *kwq_get(struct kwq *q, void *owner, unsigned int flags,
+			 s64 timeout_ns);
+
+/**
+ * kwq_item_key() - the key of an item
+ * @item: item from kwq_get(), not yet done
+ * @len: receives the key length, or NULL
+ *
+ * Context: any context.
+ * Return: the key bytes, valid until kwq_done() (NULL for a NULL @item).
+ */
+const void *kwq_item_key(const struct kwq_item *item, size_t *len);
+
+/**
+ * kwq_item_priority() - the priority an item was handed out with
+ * @item: item from kwq_get(), not yet done
+ *
+ * Context: any context.
+ * Return: the priority (0 for a NULL @item).
+ */
+int kwq_item_priority(const struct kwq_item *item);
+
+/**
+ * kwq_done() - finish processing an item (client-go Done)
+ * @q: queue
+ * @item: item from kwq_get() on @q
+ *
+ * A key added while processing is queued again (at the FIFO tail, or
+ * waiting if it was added with a delay that has not passed); otherwise
+ * the key leaves the queue, its failure count kept until kwq_forget().
+ * The item must not be used afterwards.
+ *
+ * Context: as kwq_add().
+ * Return: 0, or -EINVAL for a bad argument or an item that is not
+ * processing on @q.
+ */
+int kwq_done(struct kwq *q, struct kwq_item *item);
+
+/**
+ * kwq_done_key() - kwq_done() by key, checking the owner
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ * @owner: the cookie given to kwq_get()
+ *
+ * Context: as kwq_add().
+ * Return: 0; -ENOENT if the key is not processing, -EPERM if it is
+ * processing for another owner, -EINVAL for a bad argument.
+ */
+int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner);
+
+/**
+ * kwq_release_owner() - return an owner's processing keys to the queue
+ * @q: queue
+ * @owner: non-NULL cookie given to kwq_get()
+ *
+ * Every key processing under @owner is queued again at the tail of its
+ * priority (once, even if it was added meanwhile) and counted as a lease
+ * return. Items of @owner must not be used afterwards. Used when the
+ * holder of a lease goes away (an fd is closed), so nothing is lost.
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys returned, or -EINVAL for a bad argument.
+ */
+int kwq_release_owner(struct kwq *q, void *owner);
+
+/**
+ * kwq_shutdown() - stop accepting keys (client-go ShutDown)
+ * @q: queue
+ *
+ * Later adds fail with -ESHUTDOWN, waiting keys are dropped (counted in
+ * dropped_at_shutdown), blocked getters wake up, a kwq_shutdown_drain()
+ * in progress returns -ECANCELED. Ready and processing keys stay.
+ *
+ * Context: any context that may take a spinlock_t.
+ * Return: 0, or -EINVAL for a NULL @q.
+ */
+int kwq_shutdown(struct kwq *q);
+
+/**
+ * kwq_shutdown_drain() - shut down and wait until the queue is empty
+ * @q: queue
+ *
+ * As kwq_shutdown(), then waits until no key is ready or processing
+ * (client-go ShutDownWithDrain waits for processing keys only).
+ *
+ * Context: process context, sleeps.
+ * Return: 0 once drained, -ECANCELED if a kwq_shutdown() ended the wait,
+ * -ERESTARTSYS if a signal did, -EINVAL for a NULL @q.
+ */
+int kwq_shutdown_drain(struct kwq *q);
+
+/**
+ * kwq_shutting_down() - whether the queue was shut down
+ * @q: queue
+ *
+ * Context: any context.
+ * Return: true after kwq_shutdown() (or for a NULL @q).
+ */
+bool kwq_shutting_down(struct kwq *q);
+
+/**
+ * kwq_get_stats() - snapshot of a queue's counters
+ * @q: queue
+ * @stats: filled in
+ *
+ * Context: as kwq_add().
+ * Return: 0, or -EINVAL for a bad argument.
+ */
+int kwq_get_stats(struct kwq *q, struct kwq_stats *stats);
+
+/**
+ * kwq_clock_expired() - a queue's clock reached the armed deadline
+ * @q: queue
+ *
+ * Called by a &struct kwq_clock (never under the queue lock): moves every
+ * waiting key whose deadline passed to the ready FIFOs and re-arms the
+ * clock for the next deadline. Spurious calls are harmless.
+ *
+ * Context: any context that may take a spinlock_t.
+ */
+void kwq_clock_expired(struct kwq *q);
+
+#endif /* _LINUX_KWQ_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers of the kwq KUnit suites: a fake clock that the test
+ * steps by hand (its expiry runs kwq_clock_expired() in the test's own
+ * context) and queue fixtures that are torn down by KUnit even when a
+ * case fails half way.
+ */
+#ifndef _KWQ_TEST_H
+#define _KWQ_TEST_H
+
+#include <kunit/test.h>
+#include <linux/kwq.h>
+
+struct kt_clock {
+	struct kwq_clock base;
+	u64 now;
+	struct kwq *q;		/* queue it is armed for */
+	u64 deadline;
+	bool armed;
+	unsigned int arms;
+	unsigned int cancels;
+};
+
+/* Start of fake time: far from 0 so no code can treat 0 as special. */
+#define KT_T0	(1000ULL * NSEC_PER_SEC)
+
+struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
+		      struct kt_clock **clock);
+void kt_advance(struct kt_clock *c, u64 ns);
+void kt_destroy(struct kunit *test, struct kwq *q);
+
+int kt_add(struct kwq *q, const char *key);
+int kt_add_after(struct kwq *q, const char *key, s64 ns);
+int kt_add_prio(struct kwq *q, const char *key, int prio);
+u64 kt_rate_limited(struct kunit *test, struct kwq *q, const char *key);
+int kt_remove(struct kwq *q, const char *key);
+int kt_requeues(struct kwq *q, const char *key);
+struct kwq_item *kt_get(struct kunit *test, struct kwq *q, const char *key);
+void kt_get_done(struct kunit *test, struct kwq *q, const char *key);
+void kt_expect_empty(struct kunit *test, struct kwq *q);
+struct kwq_stats kt_stats(struct kunit *test, struct kwq *q);
+
+#endif /* _KWQ_TEST_H */

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the kwq KUnit suites, see kwq_test.h.
+ *
+ * The fake clock is called by the queue under its lock (now, arm,
+ * cancel) and by the test thread (kt_advance); the tests drive each
+ * queue from one thread, so no locking is needed here.
+ */
+
+#include <linux/err.h>
+#include <linux/string.h>
+
+#include "kwq_test.h"
+
+static u64 kt_now(const struct kwq_clock *clock)
+{
+	const struct kt_clock *c = container_of(clock, struct kt_clock, base);
+
+	return READ_ONCE(c->now);
+}
+
+static void kt_arm(const struct kwq_clock *clock, struct kwq *q,
+		   u64 deadline_ns)
+{
+	struct kt_clock *c = container_of(clock, struct kt_clock, base);
+
+	c->q = q;
+	c->deadline = deadline_ns;
+	c->armed = true;
+	c->arms++;
+}
+
+static void kt_cancel(const struct kwq_clock *clock, struct kwq *q)
+{
+	struct kt_clock *c = container_of(clock, struct kt_clock, base);
+
+	c->armed = false;
+	c->cancels++;
+}
+
+/* Step fake time; run the queue's expiry when the armed deadline passed. */
+void kt_advance(struct kt_clock *c, u64 ns)
+{
+	WRITE_ONCE(c->now, c->now + ns);
+	while (c->armed && c->deadline <= c->now) {
+		c->armed = false;
+		kwq_clock_expired(c->q);
+	}
+}
+
+static void kt_destroy_action(void *q)
+{
+	kwq_destroy(q);
+}
+
+struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
+		      struct kt_clock **clock)
+{
+	static atomic_t serial = ATOMIC_INIT(0);
+	struct kwq_config local = {};
+	struct kt_clock *c;
+	char name[32];
+	struct kwq *q;
+
+	if (!cfg)
+		cfg = &local;
+	if (clock) {
+		c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		c->base.now = kt_now;
+		c->base.arm = kt_arm;
+		c->base.cancel = kt_cancel;
+		c->now = KT_T0;
+		cfg->clock = &c->base;
+		*clock = c;
+	}
+	snprintf(name, sizeof(name), "kt-%d", atomic_inc_return(&serial));
+	q = kwq_create(name, cfg);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(q), "kwq_create: %ld",
+			       PTR_ERR(q));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   kt_destroy_action,
+							   q));
+	return q;
+}
+
+/* Destroy now instead of at the end of the case. */
+void kt_destroy(struct kunit *test, struct kwq *q)
+{
+	kunit_release_action(test, kt_destroy_action, q);
+}
+
+int kt_add(struct kwq *q, const char *key)
+{
+	return kwq_add(q, key, strlen(key));
+}
+
+int kt_add_after(struct kwq *q, const char *key, s64 ns)
+{
+	return kwq_add_after(q, key, strlen(key), ns);
+}
+
+int kt_add_prio(struct kwq *q, const char *key, int prio)
+{
+	struct kwq_add_opts opts = { .priority = prio };
+
+	return kwq_add_opts(q, key, strlen(key), &opts);
+}
+
+/* kwq_add_rate_limited() that must succeed; returns the delay. */
+u64 kt_rate_limited(struct kunit *test, struct kwq *q, const char *key)
+{
+	u64 delay = U64_MAX;
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_rate_limited(q, key, strlen(key),
+						      NULL, &delay));
+	return delay;
+}
+
+int kt_remove(struct kwq *q, const char *key)
+{
+	return kwq_remove(q, key, strlen(key));
+}
+
+int kt_requeues(struct kwq *q, const char *key)
+{
+	return kwq_num_requeues(q, key, strlen(key));
+}
+
+/* Non-blocking get that must return @key. */
+struct kwq_item *kt_get(struct kunit *test, struct kwq *q, const char *key)
+{
+	struct kwq_item *item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
+	const void *k;
+	size_t len;
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(item), "get %s: %ld", key,
+			       PTR_ERR(item));
+	k = kwq_item_key(item, &len);
+	KUNIT_ASSERT_EQ_MSG(test, len, strlen(key), "want key %s", key);
+	KUNIT_ASSERT_MEMEQ_MSG(test, k, key, len, "want key %s", key);
+	return item;
+}
+
+void kt_get_done(struct kunit *test, struct kwq *q, const char *key)
+{
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, kt_get(test, q, key)));
+}
+
+void kt_expect_empty(struct kunit *test, struct kwq *q)
+{
+	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EAGAIN),
+			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+}
+
+struct kwq_stats kt_stats(struct kunit *test, struct kwq *q)
+{
+	struct kwq_stats st;
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_get_stats(q, &st));
+	return st;
+}

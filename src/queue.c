@@ -1,0 +1,1162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq queue core: client-go Queue, DelayingQueue and RateLimitingQueue
+ * semantics for keys that are byte strings.
+ *
+ * Data structures (all per queue, struct kwq in queue.h):
+ *  - a hash set of nodes (struct kwq_item), one per key, hashed with
+ *    siphash under a per-queue random key. A node's state says where the
+ *    key is: ready, waiting, processing (+ a pending requeue) or idle
+ *    (nothing queued, only the rate limiter's failure count kept).
+ *  - ready keys: one FIFO per priority level. The FIFO is a circular list
+ *    through the members, without sentinel; its oldest member (the level
+ *    head) is in the level tree, an rb_root_cached ordered highest
+ *    priority first. get() takes the leftmost head in O(1), add() finds
+ *    the level in O(log levels). Nothing is allocated for a level.
+ *  - waiting keys: an rb_root_cached ordered by (deadline, sequence) and
+ *    one clock timer armed at the earliest deadline, re-armed only when
+ *    that deadline changes.
+ *  - processing keys: a list, so kwq_release_owner() can find an owner's.
+ *  - idle failure records: an LRU list, bounded by max_failure_records.
+ *
+ * Locking:
+ *  - kwq_registry_lock (mutex) protects the name registry; it is taken
+ *    only by create, destroy and find, never under q->lock.
+ *  - q->lock (spinlock_t, irqsave) protects everything in struct kwq that
+ *    is not constant after creation: the hash table, both trees, the
+ *    lists, counters and limiter state. Any context that may take a
+ *    spinlock_t may take it. Nothing sleeps under it; nodes are
+ *    allocated under it with GFP_ATOMIC.
+ *  - The clock's arm/cancel are called under q->lock; the expiry path
+ *    (kwq_clock_expired) takes q->lock itself. The real clock's hrtimer
+ *    is only waited for (hrtimer_cancel) without q->lock held.
+ *  - Wait queues are woken after q->lock is dropped.
+ *
+ * Lifetime: a queue is reference counted. kwq_create() returns the
+ * creator's reference, kwq_find() and kwq_get_ref() take more, a blocked
+ * kwq_get() or kwq_shutdown_drain() holds one while it sleeps. The
+ * memory is freed by the last kwq_put(); kwq_destroy() unregisters the
+ * name, shuts the queue down, stops its timer and drops the creator's
+ * reference.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kwq.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "kwq_internal.h"
+#include "queue.h"
+
+#define KWQ_HASH_BITS_MIN	6
+#define KWQ_HASH_BITS_MAX	20
+/* Keys up to this long use the small node cache. */
+#define KWQ_SMALL_KEY		48
+#define KWQ_NO_DEADLINE		U64_MAX
+
+static struct kmem_cache *kwq_node_cache;
+static struct kmem_cache *kwq_node_large_cache;
+static DEFINE_MUTEX(kwq_registry_lock);
+static LIST_HEAD(kwq_registry);
+
+static bool kwq_key_ok(const void *key, size_t len)
+{
+	return key && len && len <= KWQ_KEY_MAX;
+}
+
+static bool kwq_name_ok(const char *name)
+{
+	size_t i, len;
+
+	if (!name)
+		return false;
+	len = strnlen(name, KWQ_NAME_MAX + 1);
+	if (!len || len > KWQ_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("._-", name[i]))
+			return false;
+	return true;
+}
+
+static u32 kwq_hash(const struct kwq *q, const void *key, size_t len)
+{
+	return (u32)siphash(key, len, &q->hkey);
+}
+
+static struct hlist_head *kwq_bucket(struct kwq *q, u32 hash)
+{
+	return &q->hash[hash & ((1U << q->hash_bits) - 1)];
+}
+
+static struct kwq_item *kwq_lookup(struct kwq *q, const void *key,
+				   size_t len, u32 hash)
+{
+	struct kwq_item *n;
+
+	hlist_for_each_entry(n, kwq_bucket(q, hash), hnode)
+		if (n->hash == hash && n->key_len == len &&
+		    !memcmp(n->key, key, len))
+			return n;
+	return NULL;
+}
+
+static void kwq_maybe_grow(struct kwq *q)
+{
+	if (q->grow_pending || q->shutting_down ||
+	    q->hash_bits >= KWQ_HASH_BITS_MAX ||
+	    q->nr_nodes <= (2UL << q->hash_bits))
+		return;
+	q->grow_pending = true;
+	schedule_work(&q->grow_work);
+}
+
+/* Resize the hash table: allocate outside the lock, rehash under it. */
+static void kwq_grow_work(struct work_struct *work)
+{
+	struct kwq *q = container_of(work, struct kwq, grow_work);
+	struct hlist_head *new, *old;
+	struct hlist_node *tmp;
+	struct kwq_item *n;
+	unsigned int bits, old_bits;
+	unsigned long i;
+
+	spin_lock_irq(&q->lock);
+	bits = clamp_t(unsigned int, fls_long(q->nr_nodes), q->hash_bits + 1,
+		       KWQ_HASH_BITS_MAX);
+	spin_unlock_irq(&q->lock);
+
+	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL);
+
+	spin_lock_irq(&q->lock);
+	old = q->hash;
+	old_bits = q->hash_bits;
+	if (new && bits > old_bits) {
+		for (i = 0; i < (1UL << old_bits); i++)
+			hlist_for_each_entry_safe(n, tmp, &old[i], hnode) {
+				hlist_del(&n->hnode);
+				hlist_add_head(&n->hnode,
+					       &new[n->hash & ((1U << bits) - 1)]);
+			}
+		q->hash = new;
+		q->hash_bits = bits;
+		new = old;
+	}
+	q->grow_pending = false;
+	spin_unlock_irq(&q->lock);
+	kvfree(new);
+}
+
+static struct kwq_item *kwq_node_alloc(struct kwq *q, const void *key,
+				       size_t len, u32 hash)
+{
+	bool large = len > KWQ_SMALL_KEY;
+	struct kwq_item *n;
+
+	/* Under q->lock, possibly in hard interrupt context. */
+	n = kmem_cache_zalloc(large ? kwq_node_large_cache : kwq_node_cache,
+			      GFP_ATOMIC | __GFP_NOWARN);
+	if (!n)
+		return NULL;
+	n->q = q;
+	n->large = large;
+	n->hash = hash;
+	n->key_len = len;
+	memcpy(n->key, key, len);
+	hlist_add_head(&n->hnode, kwq_bucket(q, hash));
+	q->nr_nodes++;
+	kwq_maybe_grow(q);
+	return n;
+}
+
+static void kwq_node_free(struct kwq *q, struct kwq_item *n)
+{
+	hlist_del(&n->hnode);
+	q->nr_nodes--;
+	if (n->failures)
+		q->nr_failure_records--;
+	kmem_cache_free(n->large ? kwq_node_large_cache : kwq_node_cache, n);
+}
+
+static void kwq_fail_inc(struct kwq *q, struct kwq_item *n)
+{
+	if (!q->item_limiter)
+		return;
+	if (!n->failures)
+		q->nr_failure_records++;
+	if (n->failures < U32_MAX)
+		n->failures++;
+}
+
+static void kwq_fail_clear(struct kwq *q, struct kwq_item *n)
+{
+	if (n->failures) {
+		q->nr_failure_records--;
+		n->failures = 0;
+	}
+}
+
+/* --- ready FIFOs, one per priority level --- */
+
+static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
+			     bool head)
+{
+	struct rb_node **link = &q->levels.rb_root.rb_node, *parent = NULL;
+	bool leftmost = true;
+
+	n->prio = prio;
+	n->state = KWQ_READY;
+	q->nr_ready++;
+	while (*link) {
+		struct kwq_item *lh = rb_entry(*link, struct kwq_item, level_rb);
+
+		parent = *link;
+		if (prio == lh->prio) {
+			/* Before the head of a circle is its tail. */
+			list_add_tail(&n->fifo, &lh->fifo);
+			n->level_head = false;
+			if (head) {
+				/* ... and it becomes the new head. */
+				rb_replace_node_cached(&lh->level_rb,
+						       &n->level_rb,
+						       &q->levels);
+				lh->level_head = false;
+				n->level_head = true;
+			}
+			return;
+		}
+		if (prio > lh->prio) {
+			link = &parent->rb_left;
+		} else {
+			link = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	INIT_LIST_HEAD(&n->fifo);
+	n->level_head = true;
+	rb_link_node(&n->level_rb, parent, link);
+	rb_insert_color_cached(&n->level_rb, &q->levels, leftmost);
+}
+
+/* Queue @n at the tail of priority level @prio. */
+static void kwq_ready_push(struct kwq *q, struct kwq_item *n, int prio)
+{
+	kwq_ready_insert(q, n, prio, false);
+}
+
+static void kwq_ready_unlink(struct kwq *q, struct kwq_item *n)
+{
+	if (!n->level_head) {
+		list_del(&n->fifo);
+	} else if (list_empty(&n->fifo)) {
+		rb_erase_cached(&n->level_rb, &q->levels);
+	} else {
+		struct kwq_item *next = list_next_entry(n, fifo);
+
+		list_del(&n->fifo);
+		rb_replace_node_cached(&n->level_rb, &next->level_rb,
+				       &q->levels);
+		next->level_head = true;
+	}
+	n->level_head = false;
+	q->nr_ready--;
+}
+
+/* --- delay tree and timer --- */
+
+static bool kwq_delay_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct kwq_item *x = rb_entry(a, struct kwq_item, delay_rb);
+	const struct kwq_item *y = rb_entry(b, struct kwq_item, delay_rb);
+
+	if (x->deadline != y->deadline)
+		return x->deadline < y->deadline;
+	return x->seq < y->seq;
+}
+
+static void kwq_wait_insert(struct kwq *q, struct kwq_item *n,
+			    u64 deadline, int prio)
+{
+	n->deadline = deadline;
+	n->prio = prio;
+	n->seq = q->seq++;
+	n->state = KWQ_WAITING;
+	rb_add_cached(&n->delay_rb, &q->delayed, kwq_delay_less);
+	q->nr_waiting++;
+}
+
+static void kwq_wait_unlink(struct kwq *q, struct kwq_item *n)
+{
+	rb_erase_cached(&n->delay_rb, &q->delayed);
+	q->nr_waiting--;
+}
+
+/* Keep the clock armed at the earliest deadline; touch it only on change. */
+static void kwq_timer_update(struct kwq *q)
+{
+	struct rb_node *first = rb_first_cached(&q->delayed);
+	u64 deadline = KWQ_NO_DEADLINE;
+
+	if (first)
+		deadline = rb_entry(first, struct kwq_item, delay_rb)->deadline;
+	if (deadline == q->timer_deadline)
+		return;
+	q->timer_deadline = deadline;
+	if (deadline == KWQ_NO_DEADLINE)
+		q->clock->cancel(q->clock, q);
+	else
+		q->clock->arm(q->clock, q, deadline);
+}
+
+static u64 kwq_deadline(u64 now, s64 after_ns)
+{
+	u64 deadline;
+
+	if (check_add_overflow(now, (u64)after_ns, &deadline) ||
+	    deadline >= KWQ_NO_DEADLINE)
+		return KWQ_NO_DEADLINE - 1;
+	return deadline;
+}
+
+/* --- node state transitions (all under q->lock) --- */
+
+static void kwq_idle_unlink(struct kwq *q, struct kwq_item *n)
+{
+	list_del(&n->link);
+	q->nr_idle--;
+}
+
+/* @n stopped being queued: keep its failure record or free it. */
+static void kwq_release_node(struct kwq *q, struct kwq_item *n)
+{
+	struct kwq_item *old;
+
+	q->nr_items--;
+	if (!n->failures) {
+		kwq_node_free(q, n);
+		return;
+	}
+	n->state = KWQ_IDLE;
+	list_add_tail(&n->link, &q->idle);
+	q->nr_idle++;
+	if (q->nr_idle > q->max_failure_records) {
+		old = list_first_entry(&q->idle, struct kwq_item, link);
+		kwq_idle_unlink(q, old);
+		kwq_node_free(q, old);
+		q->failure_records_evicted++;
+	}
+}
+
+static void kwq_make_ready(struct kwq *q, struct kwq_item *n, int prio,
+			   u64 now)
+{
+	n->queued_ns = now;
+	kwq_ready_push(q, n, prio);
+}
+
+/* End processing of @n: requeue it if it was added meanwhile. */
+static bool kwq_finish(struct kwq *q, struct kwq_item *n, u64 now)
+{
+	enum kwq_requeue requeue = n->requeue;
+
+	list_del(&n->link);
+	q->nr_processing--;
+	n->owner = NULL;
+	n->requeue = KWQ_REQUEUE_NONE;
+	if (requeue == KWQ_REQUEUE_DELAYED) {
+		if (q->shutting_down) {
+			q->dropped_at_shutdown++;
+			kwq_release_node(q, n);
+			return false;
+		}
+		if (n->deadline > now) {
+			kwq_wait_insert(q, n, n->deadline, n->requeue_prio);
+			kwq_timer_update(q);
+			return false;
+		}
+		requeue = KWQ_REQUEUE_READY;
+	}
+	if (requeue == KWQ_REQUEUE_READY) {
+		kwq_make_ready(q, n, n->requeue_prio, now);
+		return true;
+	}
+	kwq_release_node(q, n);
+	return false;
+}
+
+/*
+ * Add an existing queued key again. @deadline 0 means now. Returns
+ * whether the add landed (changed when or how the key runs); sets *wake
+ * when the key became ready.
+ */
+static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
+		      int prio, u64 now, bool *wake)
+{
+	bool changed = false;
+
+	switch (n->state) {
+	case KWQ_READY:
+		if (deadline || prio <= n->prio)
+			return false;
+		/* Raise the priority: tail of the higher level. */
+		kwq_ready_unlink(q, n);
+		kwq_ready_push(q, n, prio);
+		return true;
+	case KWQ_WAITING:
+		prio = max(prio, n->prio);
+		if (!deadline) {
+			/* Ready now, once (not also at the old deadline). */
+			kwq_wait_unlink(q, n);
+			kwq_make_ready(q, n, prio, now);
+			*wake = true;
+			return true;
+		}
+		if (deadline < n->deadline) {
+			kwq_wait_unlink(q, n);
+			kwq_wait_insert(q, n, deadline, prio);
+			return true;
+		}
+		changed = prio > n->prio;
+		n->prio = prio;
+		return changed;
+	case KWQ_PROCESSING:
+		if (n->requeue == KWQ_REQUEUE_NONE) {
+			n->requeue = deadline ? KWQ_REQUEUE_DELAYED :
+						KWQ_REQUEUE_READY;
+			n->deadline = deadline;
+			n->requeue_prio = prio;
+			return true;
+		}
+		if (n->requeue == KWQ_REQUEUE_READY && deadline)
+			return false;
+		if (prio > n->requeue_prio) {
+			n->requeue_prio = prio;
+			changed = true;
+		}
+		if (n->requeue == KWQ_REQUEUE_DELAYED &&
+		    (!deadline || deadline < n->deadline)) {
+			n->requeue = deadline ? KWQ_REQUEUE_DELAYED :
+						KWQ_REQUEUE_READY;
+			n->deadline = deadline;
+			changed = true;
+		}
+		return changed;
+	default:
+		WARN_ON_ONCE(1);
+		return false;
+	}
+}
+
+/* Drop q->lock, then wake getters and, once drained, drain waiters. */
+static void kwq_unlock(struct kwq *q, unsigned long flags, bool wake)
+	__releases(&q->lock)
+{
+	bool drained = q->shutting_down && !q->nr_ready && !q->nr_processing;
+
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (wake)
+		wake_up(&q->get_wq);
+	if (drained)
+		wake_up(&q->drain_wq);
+}
+
+static int kwq_add_common(struct kwq *q, const void *key, size_t len,
+			  s64 after_ns, int prio, bool limited, u64 *delay_ns)
+{
+	struct kwq_limit_plan plan = {};
+	struct kwq_item *n;
+	unsigned long flags;
+	bool landed, wake = false;
+	u64 now, deadline = 0, delay = 0;
+	u32 hash;
+	int ret = 0;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->shutting_down) {
+		ret = -ESHUTDOWN;
+		goto out;
+	}
+	now = kwq_now(q);
+	n = kwq_lookup(q, key, len, hash);
+	if (limited) {
+		delay = kwq_limiters_when(q, n ? n->failures : 0, now, &plan);
+		after_ns = min_t(u64, delay, S64_MAX);
+	}
+	if (after_ns > 0)
+		deadline = kwq_deadline(now, after_ns);
+
+	if (!n || n->state == KWQ_IDLE) {
+		if (q->max_items && q->nr_items >= q->max_items) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		if (!n) {
+			n = kwq_node_alloc(q, key, len, hash);
+			if (!n) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		} else {
+			kwq_idle_unlink(q, n);
+		}
+		q->nr_items++;
+		if (deadline) {
+			kwq_wait_insert(q, n, deadline, prio);
+		} else {
+			kwq_make_ready(q, n, prio, now);
+			wake = true;
+		}
+		landed = true;
+	} else {
+		landed = kwq_readd(q, n, deadline, prio, now, &wake);
+	}
+
+	if (limited) {
+		kwq_fail_inc(q, n);
+		q->retries_total++;
+		/* Charge token buckets only for adds that landed. */
+		if (landed)
+			kwq_limiters_commit(q, now, &plan);
+		if (delay_ns)
+			*delay_ns = delay;
+	}
+	if (landed) {
+		q->adds_total++;
+		kwq_timer_update(q);
+	}
+out:
+	kwq_unlock(q, flags, wake);
+	return ret;
+}
+
+int kwq_add(struct kwq *q, const void *key, size_t len)
+{
+	return kwq_add_common(q, key, len, 0, 0, false, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_add);
+
+int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns)
+{
+	return kwq_add_common(q, key, len, delay_ns, 0, false, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_add_after);
+
+int kwq_add_opts(struct kwq *q, const void *key, size_t len,
+		 const struct kwq_add_opts *opts)
+{
+	if (!opts)
+		return -EINVAL;
+	return kwq_add_common(q, key, len, opts->after_ns, opts->priority,
+			      false, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_add_opts);
+
+int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
+			 const struct kwq_add_opts *opts, u64 *delay_ns)
+{
+	if (opts && opts->after_ns)
+		return -EINVAL;
+	return kwq_add_common(q, key, len, 0, opts ? opts->priority : 0, true,
+			      delay_ns);
+}
+EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
+
+int kwq_forget(struct kwq *q, const void *key, size_t len)
+{
+	struct kwq_item *n;
+	unsigned long flags;
+	u32 hash;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	if (n) {
+		kwq_fail_clear(q, n);
+		if (n->state == KWQ_IDLE) {
+			kwq_idle_unlink(q, n);
+			kwq_node_free(q, n);
+		}
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_forget);
+
+int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
+{
+	struct kwq_item *n;
+	unsigned long flags;
+	int ret = 0;
+	u32 hash;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	if (n)
+		ret = min_t(u32, n->failures, INT_MAX);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_num_requeues);
+
+int kwq_remove(struct kwq *q, const void *key, size_t len)
+{
+	struct kwq_item *n;
+	unsigned long flags;
+	int ret = 0;
+	u32 hash;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	switch (n ? n->state : KWQ_IDLE) {
+	case KWQ_READY:
+		kwq_ready_unlink(q, n);
+		kwq_release_node(q, n);
+		break;
+	case KWQ_WAITING:
+		kwq_wait_unlink(q, n);
+		kwq_release_node(q, n);
+		kwq_timer_update(q);
+		break;
+	case KWQ_PROCESSING:
+		if (n->requeue == KWQ_REQUEUE_NONE)
+			ret = -EBUSY;
+		n->requeue = KWQ_REQUEUE_NONE;
+		break;
+	default:
+		ret = -ENOENT;
+		break;
+	}
+	kwq_unlock(q, flags, false);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_remove);
+
+long kwq_len(struct kwq *q)
+{
+	unsigned long flags;
+	long len;
+
+	if (!q)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	len = q->nr_ready;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return len;
+}
+EXPORT_SYMBOL_GPL(kwq_len);
+
+/* Take the next ready key; NULL if none, ERR_PTR(-ESHUTDOWN) if none ever. */
+static struct kwq_item *kwq_try_get(struct kwq *q, void *owner)
+{
+	struct kwq_item *n = NULL;
+	struct rb_node *rb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	rb = rb_first_cached(&q->levels);
+	if (rb) {
+		n = rb_entry(rb, struct kwq_item, level_rb);
+		kwq_ready_unlink(q, n);
+		n->state = KWQ_PROCESSING;
+		n->requeue = KWQ_REQUEUE_NONE;
+		n->owner = owner;
+		n->start_ns = kwq_now(q);
+		list_add_tail(&n->link, &q->processing);
+		q->nr_processing++;
+	} else if (q->shutting_down) {
+		n = ERR_PTR(-ESHUTDOWN);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return n;
+}
+
+struct kwq_item *kwq_get(struct kwq *q, void *owner, unsigned int flags,
+			 s64 timeout_ns)
+{
+	struct kwq_item *n;
+	long ret;
+
+	if (!q || (flags & ~KWQ_GET_NONBLOCK))
+		return ERR_PTR(-EINVAL);
+	n = kwq_try_get(q, owner);
+	if (n)
+		return n;
+	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
+		return ERR_PTR(-EAGAIN);
+
+	might_sleep();
+	kwq_get_ref(q);
+	if (timeout_ns < 0)
+		ret = wait_event_interruptible(q->get_wq,
+					       (n = kwq_try_get(q, owner)));
+	else
+		ret = wait_event_interruptible_hrtimeout(q->get_wq,
+							 (n = kwq_try_get(q, owner)),
+							 ns_to_ktime(timeout_ns));
+	kwq_put(q);
+	if (ret == -ETIME)
+		return ERR_PTR(-ETIMEDOUT);
+	if (ret)
+		return ERR_PTR(ret);
+	return n;
+}
+EXPORT_SYMBOL_GPL(kwq_get);
+
+const void *kwq_item_key(const struct kwq_item *item, size_t *len)
+{
+	if (!item)
+		return NULL;
+	if (len)
+		*len = item->key_len;
+	return item->key;
+}
+EXPORT_SYMBOL_GPL(kwq_item_key);
+
+int kwq_item_priority(const struct kwq_item *item)
+{
+	return item ? item->prio : 0;
+}
+EXPORT_SYMBOL_GPL(kwq_item_priority);
+
+int kwq_done(struct kwq *q, struct kwq_item *item)
+{
+	unsigned long flags;
+	bool wake = false;
+	int ret = 0;
+
+	if (!q || !item)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	if (item->q != q || item->state != KWQ_PROCESSING)
+		ret = -EINVAL;
+	else
+		wake = kwq_finish(q, item, kwq_now(q));
+	kwq_unlock(q, flags, wake);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_done);
+
+int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
+{
+	struct kwq_item *n;
+	unsigned long flags;
+	bool wake = false;
+	int ret = 0;
+	u32 hash;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	if (!n || n->state != KWQ_PROCESSING)
+		ret = -ENOENT;
+	else if (n->owner != owner)
+		ret = -EPERM;
+	else
+		wake = kwq_finish(q, n, kwq_now(q));
+	kwq_unlock(q, flags, wake);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_done_key);
+
+int kwq_release_owner(struct kwq *q, void *owner)
+{
+	struct kwq_item *n, *tmp;
+	unsigned long flags;
+	int count = 0;
+	u64 now;
+
+	if (!q || !owner)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	list_for_each_entry_safe(n, tmp, &q->processing, link) {
+		if (n->owner != owner)
+			continue;
+		list_del(&n->link);
+		q->nr_processing--;
+		n->owner = NULL;
+		if (n->requeue != KWQ_REQUEUE_NONE)
+			n->prio = max(n->prio, n->requeue_prio);
+		n->requeue = KWQ_REQUEUE_NONE;
+		kwq_make_ready(q, n, n->prio, now);
+		q->lease_returns++;
+		count++;
+	}
+	kwq_unlock(q, flags, count > 0);
+	return count;
+}
+EXPORT_SYMBOL_GPL(kwq_release_owner);
+
+/* For dev.c: see kwq_internal.h. */
+void kwq_unget(struct kwq *q, struct kwq_item *item)
+{
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(!q || !item))
+		return;
+	spin_lock_irqsave(&q->lock, flags);
+	if (WARN_ON_ONCE(item->q != q || item->state != KWQ_PROCESSING)) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	list_del(&item->link);
+	q->nr_processing--;
+	item->owner = NULL;
+	if (item->requeue != KWQ_REQUEUE_NONE)
+		item->prio = max(item->prio, item->requeue_prio);
+	item->requeue = KWQ_REQUEUE_NONE;
+	/* Back where get took it from; queued_ns stays the original. */
+	kwq_ready_insert(q, item, item->prio, true);
+	kwq_unlock(q, flags, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_unget);
+
+__poll_t kwq_poll(struct kwq *q, struct file *file,
+		  struct poll_table_struct *wait)
+{
+	unsigned long flags;
+	__poll_t mask = 0;
+
+	poll_wait(file, &q->get_wq, wait);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->nr_ready)
+		mask = EPOLLIN | EPOLLRDNORM;
+	else if (q->shutting_down)
+		mask = EPOLLHUP;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return mask;
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_poll);
+
+/* Reject adds and drop waiting keys. */
+static void kwq_shutdown_locked(struct kwq *q)
+{
+	struct rb_node *rb;
+	struct kwq_item *n;
+
+	WRITE_ONCE(q->shutting_down, true);
+	while ((rb = rb_first_cached(&q->delayed))) {
+		n = rb_entry(rb, struct kwq_item, delay_rb);
+		kwq_wait_unlink(q, n);
+		kwq_release_node(q, n);
+		q->dropped_at_shutdown++;
+	}
+	kwq_timer_update(q);
+}
+
+int kwq_shutdown(struct kwq *q)
+{
+	unsigned long flags;
+
+	if (!q)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	kwq_shutdown_locked(q);
+	q->shutdown_seq++;
+	spin_unlock_irqrestore(&q->lock, flags);
+	wake_up_all(&q->get_wq);
+	wake_up_all(&q->drain_wq);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_shutdown);
+
+static bool kwq_drain_over(struct kwq *q, unsigned long seq, int *res)
+{
+	unsigned long flags;
+	bool over = true;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->nr_ready && !q->nr_processing)
+		*res = 0;
+	else if (q->shutdown_seq != seq)
+		*res = -ECANCELED;
+	else
+		over = false;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return over;
+}
+
+int kwq_shutdown_drain(struct kwq *q)
+{
+	unsigned long flags, seq;
+	int ret, res = 0;
+
+	if (!q)
+		return -EINVAL;
+	might_sleep();
+	spin_lock_irqsave(&q->lock, flags);
+	kwq_shutdown_locked(q);
+	seq = q->shutdown_seq;
+	spin_unlock_irqrestore(&q->lock, flags);
+	wake_up_all(&q->get_wq);
+
+	kwq_get_ref(q);
+	ret = wait_event_interruptible(q->drain_wq,
+				       kwq_drain_over(q, seq, &res));
+	kwq_put(q);
+	return ret ? ret : res;
+}
+EXPORT_SYMBOL_GPL(kwq_shutdown_drain);
+
+bool kwq_shutting_down(struct kwq *q)
+{
+	return !q || READ_ONCE(q->shutting_down);
+}
+EXPORT_SYMBOL_GPL(kwq_shutting_down);
+
+int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
+{
+	unsigned long flags;
+
+	if (!q || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	spin_lock_irqsave(&q->lock, flags);
+	st->depth = q->nr_ready;
+	st->waiting = q->nr_waiting;
+	st->processing = q->nr_processing;
+	st->adds_total = q->adds_total;
+	st->retries_total = q->retries_total;
+	st->dropped_at_shutdown = q->dropped_at_shutdown;
+	st->lease_returns = q->lease_returns;
+	st->failure_records = q->nr_failure_records;
+	st->failure_records_evicted = q->failure_records_evicted;
+	st->shutting_down = q->shutting_down;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_get_stats);
+
+void kwq_clock_expired(struct kwq *q)
+{
+	struct kwq_item *n;
+	struct rb_node *rb;
+	unsigned long flags;
+	bool wake = false;
+	u64 now;
+
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	/* Whatever was armed has fired. */
+	q->timer_deadline = KWQ_NO_DEADLINE;
+	while ((rb = rb_first_cached(&q->delayed))) {
+		n = rb_entry(rb, struct kwq_item, delay_rb);
+		if (n->deadline > now)
+			break;
+		kwq_wait_unlink(q, n);
+		kwq_make_ready(q, n, n->prio, now);
+		wake = true;
+	}
+	kwq_timer_update(q);
+	kwq_unlock(q, flags, wake);
+}
+EXPORT_SYMBOL_GPL(kwq_clock_expired);
+
+/* --- lifetime and registry --- */
+
+static struct kwq *kwq_registry_find(const char *name)
+{
+	struct kwq *q;
+
+	lockdep_assert_held(&kwq_registry_lock);
+	list_for_each_entry(q, &kwq_registry, registry)
+		if (!strcmp(q->name, name))
+			return q;
+	return NULL;
+}
+
+static void kwq_free(struct kwq *q)
+{
+	struct hlist_node *tmp;
+	struct kwq_item *n;
+	unsigned long i;
+
+	hrtimer_cancel(&q->timer);
+	cancel_work_sync(&q->grow_work);
+	for (i = 0; i < (1UL << q->hash_bits); i++)
+		hlist_for_each_entry_safe(n, tmp, &q->hash[i], hnode)
+			kmem_cache_free(n->large ? kwq_node_large_cache :
+				       kwq_node_cache, n);
+	kvfree(q->hash);
+	kfree(q);
+}
+
+struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
+{
+	static const struct kwq_config defaults;
+	const struct kwq_clock *clock;
+	struct kwq *q;
+	int ret;
+
+	if (!kwq_name_ok(name))
+		return ERR_PTR(-EINVAL);
+	if (!cfg)
+		cfg = &defaults;
+	clock = cfg->clock ?: &kwq_real_clock;
+	if (!clock->now || !clock->arm || !clock->cancel)
+		return ERR_PTR(-EINVAL);
+	might_sleep();
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&q->lock);
+	refcount_set(&q->ref, 1);
+	INIT_LIST_HEAD(&q->registry);
+	strscpy(q->name, name, sizeof(q->name));
+	get_random_bytes(&q->hkey, sizeof(q->hkey));
+	q->hash_bits = KWQ_HASH_BITS_MIN;
+	if (cfg->max_items)
+		q->hash_bits = clamp_t(unsigned int, ilog2(cfg->max_items),
+				       KWQ_HASH_BITS_MIN, KWQ_HASH_BITS_MAX);
+	INIT_WORK(&q->grow_work, kwq_grow_work);
+	q->levels = RB_ROOT_CACHED;
+	q->delayed = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&q->processing);
+	INIT_LIST_HEAD(&q->idle);
+	q->timer_deadline = KWQ_NO_DEADLINE;
+	q->clock = clock;
+	q->max_items = cfg->max_items;
+	q->max_failure_records = cfg->max_failure_records ?:
+				 KWQ_DEFAULT_FAILURE_RECORDS;
+	init_waitqueue_head(&q->get_wq);
+	init_waitqueue_head(&q->drain_wq);
+	kwq_real_clock_setup(q);
+
+	ret = kwq_limiters_init(q, cfg, clock->now(clock));
+	if (ret)
+		goto err_free;
+	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash), GFP_KERNEL);
+	if (!q->hash) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	mutex_lock(&kwq_registry_lock);
+	if (kwq_registry_find(name)) {
+		mutex_unlock(&kwq_registry_lock);
+		ret = -EEXIST;
+		goto err_free;
+	}
+	list_add_tail(&q->registry, &kwq_registry);
+	mutex_unlock(&kwq_registry_lock);
+	return q;
+
+err_free:
+	kvfree(q->hash);
+	kfree(q);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(kwq_create);
+
+void kwq_destroy(struct kwq *q)
+{
+	unsigned long flags;
+
+	if (!q)
+		return;
+	mutex_lock(&kwq_registry_lock);
+	list_del_init(&q->registry);
+	mutex_unlock(&kwq_registry_lock);
+
+	kwq_shutdown(q);
+	spin_lock_irqsave(&q->lock, flags);
+	q->clock->cancel(q->clock, q);
+	q->timer_deadline = KWQ_NO_DEADLINE;
+	spin_unlock_irqrestore(&q->lock, flags);
+	hrtimer_cancel(&q->timer);
+	kwq_put(q);
+}
+EXPORT_SYMBOL_GPL(kwq_destroy);
+
+struct kwq *kwq_find(const char *name)
+{
+	struct kwq *q;
+
+	if (!kwq_name_ok(name))
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&kwq_registry_lock);
+	q = kwq_registry_find(name);
+	if (q)
+		refcount_inc(&q->ref);
+	mutex_unlock(&kwq_registry_lock);
+	return q ?: ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(kwq_find);
+
+void kwq_get_ref(struct kwq *q)
+{
+	refcount_inc(&q->ref);
+}
+EXPORT_SYMBOL_GPL(kwq_get_ref);
+
+void kwq_put(struct kwq *q)
+{
+	if (q && refcount_dec_and_test(&q->ref))
+		kwq_free(q);
+}
+EXPORT_SYMBOL_GPL(kwq_put);
+
+const char *kwq_name(const struct kwq *q)
+{
+	return q ? q->name : NULL;
+}
+EXPORT_SYMBOL_GPL(kwq_name);
+
+int kwq_core_init(void)
+{
+	/*
+	 * Keys are copied to userspace straight from the node: whitelist
+	 * the key bytes for hardened usercopy. SLAB_ACCOUNT charges nodes
+	 * to the memory cgroup of the task that adds them.
+	 */
+	kwq_node_cache = kmem_cache_create_usercopy("kwq_node",
+					sizeof(struct kwq_item) + KWQ_SMALL_KEY,
+					0, SLAB_ACCOUNT,
+					offsetof(struct kwq_item, key),
+					KWQ_SMALL_KEY, NULL);
+	if (!kwq_node_cache)
+		return -ENOMEM;
+	kwq_node_large_cache = kmem_cache_create_usercopy("kwq_node_large",
+					sizeof(struct kwq_item) + KWQ_KEY_MAX,
+					0, SLAB_ACCOUNT,
+					offsetof(struct kwq_item, key),
+					KWQ_KEY_MAX, NULL);
+	if (!kwq_node_large_cache) {
+		kmem_cache_destroy(kwq_node_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kwq_core_exit(void)
+{
+	WARN_ON(!list_empty(&kwq_registry));
+	kmem_cache_destroy(kwq_node_large_cache);
+	kmem_cache_destroy(kwq_node_cache);
+}

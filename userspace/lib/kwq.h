@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libkwq: a thin C API over the ioctls of /dev/kwq (see <linux/kwq.h>).
+ *
+ * Conventions, as libc: a function returns -1 and sets errno on failure,
+ * 0 (or a documented non-negative value) on success. errno is exactly the
+ * kernel's (see <linux/kwq.h> and kwqctl(1)); the library adds EINVAL for
+ * arguments it can tell are wrong before any ioctl, e.g. a record buffer
+ * that is too small.
+ *
+ * An fd from kwq_open_dev() attaches to one queue with kwq_create() or
+ * kwq_open(); every queue operation takes that fd. Keys are byte strings
+ * of 1..KWQ_KEY_LEN_MAX bytes (not NUL-terminated). Batch calls move many
+ * keys in one ioctl through a packed record buffer (struct kwq_recbuf).
+ *
+ * Functions that only parse or format (kwq_parse_duration(), ...) never
+ * touch a device and are safe in any context.
+ */
+#ifndef KWQ_LIB_H
+#define KWQ_LIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kwq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KWQ_DEFAULT_DEVICE	"/dev/kwq"
+
+/**
+ * struct kwq_queue_opts - creation options of kwq_create()
+ * @mode: permission bits 0..0777, 0 = 0600
+ * @max_items: most keys queued at once (ENOSPC beyond), 0 = no cap
+ * @max_wait_ns: cap on rate-limited delays, 0 = none
+ * @nr_limits: entries used in @limits, 0 = client-go's default limiter
+ * @limits: rate limiters, combined as max-of
+ */
+struct kwq_queue_opts {
+	unsigned int mode;
+	unsigned int max_items;
+	uint64_t max_wait_ns;
+	unsigned int nr_limits;
+	struct kwq_limit limits[KWQ_LIMITS_MAX];
+};
+
+/* --- device and queues ------------------------------------------------ */
+
+/* Open the device (NULL: /dev/kwq) read-write, close-on-exec. The fd. */
+int kwq_open_dev(const char *dev);
+/* Create queue @name (opts NULL: defaults) and attach @fd to it. */
+int kwq_create(int fd, const char *name, const struct kwq_queue_opts *opts);
+/* Attach @fd to the existing queue @name. */
+int kwq_open(int fd, const char *name);
+/* Destroy queue @name; attached fds then get EIDRM. */
+int kwq_destroy(int fd, const char *name);
+/*
+ * Queue names: fills up to @capacity slots of @names (may be NULL when
+ * @capacity is 0). Returns the number of queues, which may exceed
+ * @capacity.
+ */
+int kwq_list(int fd, char (*names)[KWQ_NAME_LEN], unsigned int capacity);
+/* Shut the attached queue down; flags KWQ_SHUTDOWN_DRAIN waits (EINTR). */
+int kwq_shutdown(int fd, unsigned int flags);
+/* Ready keys of the attached queue (client-go Len). */
+int kwq_len(int fd, uint64_t *len);
+int kwq_stats(int fd, struct kwq_stats_args *stats);
+
+/* --- record buffers --------------------------------------------------- */
+
+/**
+ * struct kwq_recbuf - a growable packed record buffer for batch calls
+ * @buf: the records, KWQ_REC_SIZE(len) bytes each
+ * @len: bytes used
+ * @cap: bytes allocated
+ * @nr: records
+ */
+struct kwq_recbuf {
+	void *buf;
+	size_t len;
+	size_t cap;
+	unsigned int nr;
+};
+
+#define KWQ_RECBUF_INIT	{ NULL, 0, 0, 0 }
+
+/* Append one key; -1/EINVAL for a bad length, -1/ENOMEM. */
+int kwq_recbuf_push(struct kwq_recbuf *rb, const void *key, size_t len,
+		    int priority);
+/* Append a NUL-terminated key. */
+int kwq_recbuf_push_str(struct kwq_recbuf *rb, const char *key, int priority);
+void kwq_recbuf_reset(struct kwq_recbuf *rb);
+void kwq_recbuf_free(struct kwq_recbuf *rb);
+
+/*
+ * Pack one record at @buf (which has @cap bytes): the bytes written
+ * (KWQ_REC_SIZE(len)), or -1/EINVAL (bad length), -1/ENOSPC (no room).
+ */
+long kwq_rec_pack(void *buf, size_t cap, const void *key, size_t len,
+		  int priority);
+/*
+ * Walk the records of a buffer: returns 1 and sets @key/@len/@priority
+ * for the record at *@off, advancing *@off; 0 at the end (*@off ==
+ * @used); -1/EINVAL for a malformed record.
+ */
+int kwq_rec_next(const void *buf, size_t used, size_t *off,
+		 const void **key, size_t *len, int *priority);
+
+/* --- batch calls ------------------------------------------------------ */
+
+/**
+ * struct kwq_batch_opts - options of kwq_add_batch()
+ * @flags: KWQ_ADD_AFTER or KWQ_ADD_RATE_LIMITED (or 0)
+ * @after_ns: delay for KWQ_ADD_AFTER
+ * @delays: KWQ_ADD_RATE_LIMITED: receives nr delays in ns (may be NULL)
+ */
+struct kwq_batch_opts {
+	unsigned int flags;
+	int64_t after_ns;
+	uint64_t *delays;
+};
+
+/*
+ * Batch calls: keys are handled in order and the call stops at the first
+ * failing one. *@done (may be NULL) receives the number handled, also on
+ * error: the first *@done keys took effect and the rest did not.
+ */
+int kwq_add_batch(int fd, const struct kwq_recbuf *rb,
+		  const struct kwq_batch_opts *opts, unsigned int *done);
+int kwq_done_batch(int fd, const struct kwq_recbuf *rb, unsigned int *done);
+int kwq_forget_batch(int fd, const struct kwq_recbuf *rb, unsigned int *done);
+int kwq_remove_batch(int fd, const struct kwq_recbuf *rb, unsigned int *done);
+
+/*
+ * Take up to @max ready keys into @buf (@cap bytes, at least
+ * KWQ_REC_SIZE_MAX). @flags: KWQ_GET_*. @timeout_ns: < 0 forever, 0 do
+ * not wait (EAGAIN), else ETIMEDOUT when it passes; ESHUTDOWN once shut
+ * down and empty. Returns the number of keys; *@used (may be NULL) the
+ * bytes filled, to walk with kwq_rec_next().
+ */
+int kwq_get_batch(int fd, void *buf, size_t cap, unsigned int max,
+		  unsigned int flags, int64_t timeout_ns, size_t *used);
+
+/* --- one key ---------------------------------------------------------- */
+
+int kwq_add(int fd, const void *key, size_t len);
+int kwq_add_after(int fd, const void *key, size_t len, int64_t after_ns);
+int kwq_add_priority(int fd, const void *key, size_t len, int priority);
+/* Rate-limited add; *@delay_ns (may be NULL) receives the delay chosen. */
+int kwq_add_rate_limited(int fd, const void *key, size_t len,
+			 uint64_t *delay_ns);
+/*
+ * Take one key into @key, which must have room for KWQ_KEY_LEN_MAX bytes
+ * (@cap smaller: EINVAL, nothing taken). @flags and @timeout_ns as
+ * kwq_get_batch(). Returns the key's length, or -1.
+ */
+long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
+	     int64_t timeout_ns);
+int kwq_done(int fd, const void *key, size_t len);
+int kwq_forget(int fd, const void *key, size_t len);
+int kwq_remove(int fd, const void *key, size_t len);
+/* The key's failure count (client-go NumRequeues), or -1. */
+long kwq_num_requeues(int fd, const void *key, size_t len);
+
+/* --- parsing and formatting (no device) ------------------------------- */
+
+/*
+ * Parse a duration: a non-negative integer followed by ns, us, ms, s, m
+ * or h; a bare "0" is allowed. At most INT64_MAX ns. 0 or -1/EINVAL
+ * (-1/ERANGE on overflow).
+ */
+int kwq_parse_duration(const char *s, uint64_t *ns);
+/*
+ * Format @ns with the largest unit dividing it exactly ("5ms", "1s",
+ * "90s" -> "90s", "0" for zero). Returns the length snprintf() would.
+ */
+int kwq_format_duration(char *buf, size_t size, uint64_t ns);
+/*
+ * Parse a limiter SPEC: exponential:BASE:MAX, fastslow:FAST:SLOW:N,
+ * bucket:QPS:BURST (QPS a decimal with at most 3 fractional digits,
+ * > 0). "default" expands to client-go's DefaultControllerRateLimiter
+ * (exponential:5ms:1000s + bucket:10:100). Appends to @opts->limits;
+ * -1/EINVAL for a bad spec, -1/E2BIG when more than KWQ_LIMITS_MAX
+ * limiters would result.
+ */
+int kwq_parse_limiter(const char *spec, struct kwq_queue_opts *opts);
+/* Format one limiter back as a SPEC. Returns as snprintf(). */
+int kwq_format_limiter(char *buf, size_t size, const struct kwq_limit *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KWQ_LIB_H */

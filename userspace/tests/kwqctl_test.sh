@@ -1,0 +1,234 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kwqctl end to end, in the test VM (busybox sh, kwqctl in PATH): every
+# command, exit statuses, exact limiter delays, delay order, detached
+# get/done across processes, drain, work (retries, -j, kill -9 returns
+# its leases). Prints KTAP like tests/ktap.h.
+K=${KWQCTL:-kwqctl}
+PLAN=52
+T=/tmp/kwqctl-test.$$
+mkdir -p $T
+n=0
+failed=0
+# Nothing may hang: a watchdog ends the test after 150 s.
+(sleep 150; echo "    # TIMEOUT: kwqctl_test hung"; kill -9 $$) 2>/dev/null &
+watchdog=$!
+
+echo "KTAP version 1"
+echo "1..1"
+echo "    KTAP version 1"
+echo "    # Subtest: kwq_kwqctl"
+echo "    1..$PLAN"
+
+pass() { n=$((n + 1)); echo "    ok $n $1"; }
+fail() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "    # $1: $2" | head -c 600
+	echo
+	echo "    not ok $n $1"
+}
+# run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
+run() { "$@" >$T/out 2>$T/err; rc=$?; }
+# rc_is NAME WANT CMD...
+rc_is() {
+	name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$rc" = "$want" ]; then pass "$name"; else
+		fail "$name" "exit $rc want $want; stderr: $(cat $T/err)"; fi
+}
+# out_is NAME EXPECTED CMD...: exit 0 and exactly EXPECTED on stdout
+out_is() {
+	name=$1 want=$2
+	shift 2
+	run "$@"
+	got=$(cat $T/out)
+	if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then pass "$name"; else
+		fail "$name" "exit $rc, stdout '$got' want '$want'; stderr: $(cat $T/err)"; fi
+}
+# err_is NAME RC ERRNAME CMD...: exit RC, one stderr line ending "(ERRNAME)"
+err_is() {
+	name=$1 want=$2 e=$3
+	shift 3
+	run "$@"
+	lines=$(wc -l <$T/err)
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] &&
+		grep -q "^kwqctl: .*: .* ($e)\$" $T/err; then pass "$name"; else
+		fail "$name" "exit $rc want $want; stderr: $(cat $T/err)"; fi
+}
+# wait_for COUNT PATTERN FILE: until FILE has COUNT lines matching (20 s)
+wait_for() {
+	i=0
+	while [ "$(grep -c "$2" "$3" 2>/dev/null)" -lt "$1" ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+nl='
+'
+Q=ctl-$$
+
+# --- create, list, add, len, get, done ------------------------------
+rc_is create 0 $K create $Q
+err_is create_existing_eexist 1 EEXIST $K create $Q
+run $K list
+if [ $rc = 0 ] && grep -qx "$Q" $T/out; then pass list; else fail list "exit $rc: $(cat $T/out)"; fi
+rc_is add_three 0 $K add $Q a b c
+rc_is add_duplicate 0 $K add $Q a
+out_is len_dedups 3 $K len $Q
+out_is get_one a $K get $Q
+out_is get_n "b${nl}c" $K get $Q -n 5 --timeout 1s
+rc_is get_timeout_zero_exit_3 3 $K get $Q --timeout 0
+rc_is get_timeout_exit_3 3 $K get $Q --timeout 100ms
+rc_is done_from_other_process 0 $K done $Q a b c
+err_is done_not_processing_enoent 1 ENOENT $K done $Q a
+run $K stats $Q --json
+grep -q '"processing":0' $T/out && pass stats_processing_zero_after_done ||
+	fail stats_processing_zero_after_done "$(cat $T/out)"
+
+# --- priority and delay order ----------------------------------------
+$K add $Q lo
+$K add $Q --priority 5 hi
+out_is priority_first "hi${nl}lo" $K get $Q -n 2
+$K done $Q hi lo
+$K add $Q --after 1200ms late
+$K add $Q --after 400ms early
+$K add $Q mid --after=800ms
+$K add $Q now
+out_is after_order "now${nl}early${nl}mid${nl}late" \
+	sh -c "$K get $Q --timeout 20s; $K get $Q --timeout 20s; $K get $Q --timeout 20s; $K get $Q --timeout 20s"
+$K done $Q now early mid late
+out_is remove_waiting 0 sh -c "$K add $Q --after 1h gone && $K remove $Q gone && $K len $Q"
+err_is remove_unknown_enoent 1 ENOENT $K remove $Q gone
+
+# --- limiters: exact delays via add-rate-limited ---------------------
+$K create $Q-exp --limiter exponential:5ms:1s
+out_is exponential_delays "k 5ms${nl}k 10ms${nl}k 20ms${nl}k 40ms${nl}k 80ms" \
+	$K add-rate-limited $Q-exp k k k k k
+out_is requeues_counts 5 $K requeues $Q-exp k
+rc_is forget 0 $K forget $Q-exp k
+out_is forget_resets 0 $K requeues $Q-exp k
+out_is exponential_restarts "k 5ms${nl}other 5ms" $K add-rate-limited $Q-exp k other
+$K create $Q-fs --limiter fastslow:1ms:1s:2
+out_is fastslow_delays "x 1ms${nl}x 1ms${nl}x 1s${nl}x 1s" $K add-rate-limited $Q-fs x x x x
+$K create $Q-max --limiter exponential:5ms:1000s --limiter fastslow:20ms:30ms:1 --max-wait 35ms
+out_is max_of_and_max_wait "k 20ms${nl}k 30ms${nl}k 30ms${nl}k 35ms${nl}k 35ms" \
+	$K add-rate-limited $Q-max k k k k k
+$K create $Q-b --limiter bucket:0.001:2
+run $K add-rate-limited $Q-b a b c
+third=$(sed -n 3p $T/out)
+if [ $rc = 0 ] && [ "$(sed -n 1,2p $T/out)" = "a 0${nl}b 0" ] &&
+	[ "${third%% *}" = c ] && [ "${third#c }" != 0 ]; then pass bucket_burst_then_delay; else
+	fail bucket_burst_then_delay "exit $rc: $(cat $T/out) $(cat $T/err)"; fi
+$K create $Q-d --limiter default
+out_is default_limiter "k 5ms${nl}k 10ms${nl}k 20ms" $K add-rate-limited $Q-d k k k
+rc_is bad_limiter_usage 2 $K create $Q-bad --limiter bucket:0:1
+for s in exp fs max b d; do $K destroy $Q-$s; done
+
+# --- item cap, stats ---------------------------------------------------
+$K create $Q-cap --max-items 1 --mode 0644
+err_is max_items_enospc 1 ENOSPC $K add $Q-cap a b
+out_is cap_kept_first 1 $K len $Q-cap
+run $K stats $Q-cap
+grep -q '^len  *1$' $T/out && grep -q '^shutting_down  *no$' $T/out && pass stats_table ||
+	fail stats_table "$(cat $T/out)"
+run $K stats $Q-cap --json
+grep -q "^{\"name\":\"$Q-cap\",\"len\":1,.*\"shutting_down\":false}\$" $T/out &&
+	pass stats_json || fail stats_json "$(cat $T/out)"
+run $K stats $Q-cap --prometheus
+bad=$(grep -v '^# HELP [a-z_]* .' $T/out | grep -v '^# TYPE [a-z_]* \(gauge\|counter\)$' |
+	grep -v "^[a-z_]*{name=\"$Q-cap\"} [0-9][0-9]*\$")
+if [ $rc = 0 ] && [ -z "$bad" ] && grep -q "^workqueue_depth{name=\"$Q-cap\"} 1\$" $T/out &&
+	grep -q '^# TYPE workqueue_adds_total counter$' $T/out &&
+	grep -q "^workqueue_retries_total{name=\"$Q-cap\"} 0\$" $T/out &&
+	grep -q "^kwq_waiting_depth{name=\"$Q-cap\"} 0\$" $T/out &&
+	grep -q "^kwq_processing{name=\"$Q-cap\"} 0\$" $T/out; then pass stats_prometheus; else
+	fail stats_prometheus "bad lines '$bad' in: $(cat $T/out)"; fi
+rc_is stats_json_and_prometheus_usage 2 $K stats $Q-cap --json --prometheus
+$K destroy $Q-cap
+
+# --- drain, shutdown, destroy ------------------------------------------
+$K add $Q x
+$K get $Q >/dev/null
+$K shutdown $Q --drain &
+drain=$!
+sleep 0.5
+if kill -0 $drain 2>/dev/null; then pass drain_waits; else fail drain_waits "returned early"; fi
+$K done $Q x
+wait $drain
+drc=$?
+[ $drc = 0 ] && pass drain_returns_after_done || fail drain_returns_after_done "exit $drc"
+err_is add_after_shutdown_eshutdown 1 ESHUTDOWN $K add $Q y
+rc_is get_shut_down_exit_4 4 $K get $Q
+rc_is destroy 0 $K destroy $Q
+err_is len_after_destroy_enoent 1 ENOENT $K len $Q
+
+# --- work --------------------------------------------------------------
+W=$Q-work
+cat >$T/cmd <<EOF
+#!/bin/sh
+echo "\$1 \$KWQ_KEY" >>$T/ran
+case "\$1" in
+fail*) exit 3 ;;
+slow*) echo \$\$ >$T/slowpid; exec sleep 60 ;;
+esac
+exit 0
+EOF
+chmod 755 $T/cmd
+: >$T/ran
+$K create $W
+$K add $W w1 w2 w3 fail1
+$K work $W -j 2 --max-retries 2 -- $T/cmd 2>$T/work.err &
+wpid=$!
+wait_for 3 '^fail1 fail1$' $T/ran
+wait_for 1 'giving up' $T/work.err
+wait_for 3 '^w[123] ' $T/ran
+sleep 0.5
+run grep -c '^w[123] w[123]$' $T/ran
+[ "$(cat $T/out)" = 3 ] && pass work_runs_cmd_with_key_arg_and_env ||
+	fail work_runs_cmd_with_key_arg_and_env "$(cat $T/ran)"
+[ "$(grep -c '^fail1 fail1$' $T/ran)" = 3 ] && pass work_retries_then_gives_up ||
+	fail work_retries_then_gives_up "$(cat $T/ran)"
+grep -q 'fail1.*giving up after 2 retries' $T/work.err && pass work_give_up_message ||
+	fail work_give_up_message "$(cat $T/work.err)"
+out_is work_forgets_given_up 0 $K requeues $W fail1
+$K shutdown $W --drain
+wait $wpid
+wrc=$?
+[ $wrc = 0 ] && pass work_exits_0_when_shut_down_and_drained || fail work_exits_0_when_shut_down_and_drained "exit $wrc"
+$K destroy $W
+
+# kill -9 of work returns its in-flight keys
+$K create $W
+$K add $W slow1
+: >$T/ran
+$K work $W -- $T/cmd &
+wpid=$!
+wait_for 1 '^slow1' $T/ran
+run $K stats $W --json
+grep -q '"processing":1' $T/out && pass work_leases_key || fail work_leases_key "$(cat $T/out)"
+kill -9 $wpid
+wait $wpid 2>/dev/null
+kill -9 "$(cat $T/slowpid)" 2>/dev/null
+run $K stats $W --json
+grep -q '"len":1,' $T/out && grep -q '"processing":0' $T/out && grep -q '"lease_returns":1' $T/out &&
+	pass work_kill9_returns_key || fail work_kill9_returns_key "$(cat $T/out)"
+$K destroy $W
+
+# --- usage and help ----------------------------------------------------
+rc_is help_global 0 $K --help
+rc_is help_work 0 $K work --help
+rc_is help_get 0 $K get -h
+rc_is usage_unknown_command 2 $K nope
+rc_is usage_missing_queue 2 $K len
+err_is bad_device_enoent 1 ENOENT $K -d /dev/nope list
+
+kill $watchdog 2>/dev/null
+rm -rf $T
+if [ $n != $PLAN ]; then
+	echo "    # planned $PLAN cases, ran $n"
+	failed=$((failed + 1))
+fi
+if [ $failed = 0 ]; then echo "ok 1 kwq_kwqctl"; else echo "not ok 1 kwq_kwqctl"; fi
+[ $failed = 0 ]

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by kwq's userspace test programs (static, run in the
+ * QEMU VM as root). Every blocking call is bounded: kt_setup() arms an
+ * alarm that ends a hung program with a diagnostic, and gets use
+ * timeouts.
+ */
+#ifndef KWQ_KWQTEST_H
+#define KWQ_KWQTEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "kwq.h"
+
+#define KT_SEC	1000000000LL
+#define KT_MS	1000000LL
+
+static void kt_alarm(int sig)
+{
+	static const char msg[] = "    # TIMEOUT: a call hung; killed by alarm()\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+/* Start the suite; the whole program must end within @timeout_s. */
+static inline void kt_setup(const char *suite, int planned,
+			    unsigned int timeout_s)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ktap_suite(suite, planned);
+	signal(SIGALRM, kt_alarm);
+	alarm(timeout_s);
+}
+
+static inline const char *kt_ename(int e)
+{
+	const char *n;
+
+	if (!e)
+		return "0";
+	n = strerrorname_np(e);
+	return n ? n : "E?";
+}
+
+static inline int64_t kt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * KT_SEC + ts.tv_nsec;
+}
+
+static inline void kt_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* A call expected to fail with errno @E. */
+#define KT_ERR(call, E, name) do {					\
+	long _r;							\
+	int _e;								\
+	errno = 0;							\
+	_r = (long)(call);						\
+	_e = errno;							\
+	ktap_check(_r == -1 && _e == (E), name,				\
+		   "%s: ret %ld errno %s, want %s", #call, _r,		\
+		   kt_ename(_e), #E);					\
+} while (0)
+
+/* A call expected to succeed (>= 0). */
+#define KT_OK(call, name) do {						\
+	long _r;							\
+	int _e;								\
+	errno = 0;							\
+	_r = (long)(call);						\
+	_e = errno;							\
+	ktap_check(_r >= 0, name, "%s: ret %ld errno %s", #call, _r,	\
+		   kt_ename(_e));					\
+} while (0)
+
+static inline int kt_dev(void)
+{
+	int fd = kwq_open_dev(NULL);
+
+	if (fd < 0) {
+		printf("    # open /dev/kwq: %s\n", strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+/* A unique queue name for this program. */
+static inline void kt_name(char *buf, const char *base)
+{
+	static int seq;
+
+	snprintf(buf, KWQ_NAME_LEN, "%s-%d-%d", base, (int)getpid(), ++seq);
+}
+
+/* Create a uniquely named queue; the attached fd (exits on failure). */
+static inline int kt_queue(const char *base, const struct kwq_queue_opts *o,
+			   char *name)
+{
+	char tmp[KWQ_NAME_LEN];
+	int fd = kt_dev();
+
+	if (!name)
+		name = tmp;
+	kt_name(name, base);
+	if (kwq_create(fd, name, o) < 0) {
+		printf("    # create %s: %s\n", name, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+/* A new fd attached to @name (exits on failure). */
+static inline int kt_attach(const char *name)
+{
+	int fd = kt_dev();
+
+	if (kwq_open(fd, name) < 0) {
+		printf("    # open %s: %s\n", name, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static inline int kt_add(int fd, const char *key)
+{
+	return kwq_add(fd, key, strlen(key));
+}
+
+static inline int kt_done(int fd, const char *key)
+{
+	return kwq_done(fd, key, strlen(key));
+}
+
+static inline long kt_len(int fd)
+{
+	uint64_t len;
+
+	if (kwq_len(fd, &len) < 0)
+		return -1;
+	return (long)len;
+}
+
+/*
+ * Take keys one at a time (each waiting up to @timeout_ns) until none is
+ * ready or @max were taken, and join them with ',' into @out: "a,b,c".
+ * Returns the number taken; on an error other than EAGAIN / ETIMEDOUT
+ * appends "!ERRNAME".
+ */
+static inline int kt_take(int fd, unsigned int flags, int64_t timeout_ns,
+			  int max, char *out, size_t size)
+{
+	char key[KWQ_KEY_LEN_MAX + 1];
+	size_t used = 0;
+	long n;
+	int got = 0;
+
+	out[0] = '\0';
+	while (got < max) {
+		n = kwq_get(fd, key, sizeof(key), flags, timeout_ns);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != ETIMEDOUT)
+				snprintf(out + used, size - used, "%s!%s",
+					 got ? "," : "", kt_ename(errno));
+			break;
+		}
+		if (used + (size_t)n + 2 < size) {
+			if (got)
+				out[used++] = ',';
+			memcpy(out + used, key, (size_t)n);
+			used += (size_t)n;
+			out[used] = '\0';
+		}
+		got++;
+	}
+	return got;
+}
+
+/* Wait for child @pid: its exit status, or 128 + signal. */
+static inline int kt_wait(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+#endif /* KWQ_KWQTEST_H */
