@@ -3,10 +3,17 @@
 # kwq top-level Makefile.
 #
 #   make                 build kwq.ko against KDIR (default: running kernel)
+#   make demo            a narrated controller story in QEMU
 #   make check           the full test suite in QEMU (see README.md)
+#   make bench           benchmarks against workqueue and mqueue in QEMU
+#                        (Documentation/benchmarks.rst); results in build/bench
 #   make kernel          build/cache the debug test kernel only
-#   make install         module (modules_install), uapi header, udev rule,
-#                        libkwq + kwqctl; DESTDIR and PREFIX honoured
+#   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
+#                        SEED=S (random, printed) PROCS=P THREADS=T
+#   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
+#   make install         module (modules_install), udev rule, and from
+#                        userspace/: headers, libkwq, pkg-config, kwqctl;
+#                        DESTDIR and PREFIX honoured
 #   make uninstall
 #   make clean
 KRELEASE ?= $(shell uname -r)
@@ -17,7 +24,8 @@ DESTDIR ?=
 UDEVDIR ?= /lib/udev/rules.d
 export KWQ_OUT
 
-.PHONY: all modules clean check kernel userspace install uninstall
+.PHONY: all modules modules_clean clean check bench demo kernel userspace install uninstall
+.PHONY: fuzz check-kcsan
 
 all: modules
 
@@ -32,22 +40,39 @@ userspace:
 check:
 	tools/testing/check.sh
 
+demo:
+	tools/demo/demo.sh
+
+bench:
+	tools/bench/bench.sh
+
 kernel:
 	tools/testing/build-kernel.sh tools/testing/config/debug.config
+
+SECONDS ?= 300
+PROCS ?= 3
+THREADS ?= 3
+fuzz:
+	tools/testing/fuzz.sh -t $(SECONDS) -p $(PROCS) -j $(THREADS) $(if $(SEED),-s $(SEED))
+
+check-kcsan:
+	KWQ_CHECK_ONLY=kcsan tools/testing/check.sh
 
 install: modules userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=updates modules_install
-	install -D -m 644 include/uapi/linux/kwq.h $(DESTDIR)$(PREFIX)/include/linux/kwq.h
 	install -D -m 644 tools/udev/60-kwq.rules $(DESTDIR)$(UDEVDIR)/60-kwq.rules
 	$(MAKE) -C userspace install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/updates/kwq.ko*
-	rm -f $(DESTDIR)$(PREFIX)/include/linux/kwq.h $(DESTDIR)$(UDEVDIR)/60-kwq.rules
+	rm -f $(DESTDIR)$(UDEVDIR)/60-kwq.rules
 	$(MAKE) -C userspace uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
-clean:
+# Only the module's objects (DKMS's CLEAN uses this).
+modules_clean:
 	-test -f $(KDIR)/Makefile && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+clean: modules_clean
 	-test -d userspace && $(MAKE) -C userspace clean
 	rm -rf $(KWQ_OUT)

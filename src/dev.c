@@ -66,6 +66,8 @@ static_assert(KWQ_LIMITS_MAX == KWQ_MAX_LIMITERS);
 static_assert(KWQ_LIMIT_EXPONENTIAL == KWQ_LIMITER_EXPONENTIAL);
 static_assert(KWQ_LIMIT_FAST_SLOW == KWQ_LIMITER_FAST_SLOW);
 static_assert(KWQ_LIMIT_BUCKET == KWQ_LIMITER_BUCKET);
+static_assert(KWQ_STATS_BUCKETS == KWQ_HIST_BUCKETS);
+static_assert(KWQ_STATS_PRIOS == KWQ_STATS_PRIO_LEVELS);
 
 struct kwq_uq {
 	struct list_head node;		/* kwq_uq_list */
@@ -337,34 +339,45 @@ static int kwq_ioc_destroy(unsigned int cmd, unsigned long arg)
 
 static int kwq_ioc_list(unsigned int cmd, unsigned long arg)
 {
-	char __user *names;
 	struct kwq_list_args a;
 	struct kwq_uq *uq;
-	u32 n = 0;
+	u32 n = 0, slots;
+	char *buf;
 	int ret;
 
 	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
 	if (ret)
 		return ret;
-	names = u64_to_user_ptr(a.names);
 	if (a.capacity && !a.names)
 		return -EINVAL;
 
+	/*
+	 * Names are gathered under kwq_uq_lock and copied out after it:
+	 * a fault on the user buffer (FUSE-backed mapping, say) may block
+	 * for as long as its owner likes, and must not block every
+	 * CREATE, OPEN and DESTROY meanwhile.
+	 */
+	mutex_lock(&kwq_uq_lock);
+	list_for_each_entry(uq, &kwq_uq_list, node)
+		n++;
+	mutex_unlock(&kwq_uq_lock);
+	slots = min(n, a.capacity);
+	buf = kvcalloc(slots ?: 1, KWQ_NAME_LEN, GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return -ENOMEM;
+	n = 0;
 	mutex_lock(&kwq_uq_lock);
 	list_for_each_entry(uq, &kwq_uq_list, node) {
-		char name[KWQ_NAME_LEN] = {};
-
-		if (n < a.capacity) {
-			strscpy(name, kwq_name(uq->q), sizeof(name));
-			if (copy_to_user(names + (size_t)n * KWQ_NAME_LEN,
-					 name, sizeof(name))) {
-				ret = -EFAULT;
-				break;
-			}
-		}
+		if (n < slots)
+			strscpy(buf + (size_t)n * KWQ_NAME_LEN, kwq_name(uq->q),
+				KWQ_NAME_LEN);
 		n++;
 	}
 	mutex_unlock(&kwq_uq_lock);
+	if (copy_to_user(u64_to_user_ptr(a.names), buf,
+			 (size_t)min(n, slots) * KWQ_NAME_LEN))
+		ret = -EFAULT;
+	kvfree(buf);
 	if (ret)
 		return ret;
 	a.count = n;
@@ -421,6 +434,33 @@ static int kwq_recs_check(const u8 *buf, u32 len, u32 nr, bool prio_ok)
 	return off == len ? 0 : -EINVAL;
 }
 
+static int kwq_add_key(struct kwq *q, const u8 *key, u32 len, u32 flags,
+		       struct kwq_add_opts *opts, u64 *delay)
+{
+	if (flags & KWQ_ADD_RATE_LIMITED)
+		return kwq_add_rate_limited(q, key, len, opts, delay);
+	return kwq_add_opts(q, key, len, opts);
+}
+
+/*
+ * The core allocates nodes without sleeping (GFP_NOWAIT), so at the
+ * memcg limit it fails even when the cgroup could reclaim. Here we may
+ * sleep: charge one page the sleeping way, which reclaims in the memcg
+ * (without invoking the OOM killer: __GFP_RETRY_MAYFAIL). True if that
+ * made room, so the add is worth retrying once.
+ */
+static bool kwq_reclaim(void)
+{
+	struct page *page;
+
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			  __GFP_NOWARN);
+	if (!page)
+		return false;
+	__free_page(page);
+	return true;
+}
+
 static int kwq_key_op(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 		      const struct kwq_keys_args *a, const struct kwq_rec *r,
 		      u64 *delay)
@@ -431,11 +471,13 @@ static int kwq_key_op(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 
 	switch (op) {
 	case KWQ_OP_ADD:
-		if (a->flags & KWQ_ADD_RATE_LIMITED)
-			return kwq_add_rate_limited(q, key, r->len, &opts, delay);
 		if (a->flags & KWQ_ADD_AFTER)
 			opts.after_ns = a->after_ns;
-		return kwq_add_opts(q, key, r->len, &opts);
+		ret = kwq_add_key(q, key, r->len, a->flags, &opts, delay);
+		if (ret == -ENOMEM && kwq_reclaim())
+			ret = kwq_add_key(q, key, r->len, a->flags, &opts,
+					  delay);
+		return ret;
 	case KWQ_OP_DONE:
 		/* Leased to this file, or detached (owned by nobody). */
 		ret = kwq_done_key(q, key, r->len, kf);
@@ -548,9 +590,9 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 	struct kwq_get_args a;
 	struct kwq_uq *uq;
 	u8 __user *dst;
-	void *owner;
+	void *owner, *token;
 	s64 timeout;
-	u32 i;
+	u32 i, used;
 	int ret;
 
 	uq = kwq_file_uq(kf);
@@ -572,6 +614,13 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 	if (kwq_copy_args_out(arg, &a, sizeof(a)))
 		return -EFAULT;
 	owner = a.flags & KWQ_GET_DETACHED ? NULL : kf;
+	/*
+	 * Keys are taken with a private owner (this call's @a) and handed
+	 * to @owner only once written out: until then no DONE through any
+	 * fd can match them (EPERM), so none is finished, freed or handed
+	 * out again while this call still copies or ungets it.
+	 */
+	token = &a;
 	timeout = a.timeout_ns < 0 ? KWQ_WAIT_FOREVER : a.timeout_ns;
 	if (file->f_flags & O_NONBLOCK)
 		flags |= KWQ_GET_NONBLOCK;
@@ -591,7 +640,7 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 		       KWQ_REC_SIZE_MAX) {
 			struct kwq_item *item;
 
-			item = kwq_get(uq->q, owner, flags, timeout);
+			item = kwq_get(uq->q, token, flags, timeout);
 			if (IS_ERR(item)) {
 				ret = PTR_ERR(item);
 				break;
@@ -599,13 +648,13 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 			items[n++] = item;
 			flags |= KWQ_GET_NONBLOCK;
 		}
-		for (i = 0; i < n; i++) {
+		for (i = 0, used = a.used; i < n; i++) {
 			size_t len;
 
 			kwq_item_key(items[i], &len);
-			if (!kwq_put_rec(dst + a.used, items[i]))
+			if (!kwq_put_rec(dst + used, items[i]))
 				break;
-			a.used += KWQ_REC_SIZE(len);
+			used += KWQ_REC_SIZE(len);
 		}
 		if (i < n) {
 			/*
@@ -617,6 +666,9 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 			ret = -EFAULT;
 			break;
 		}
+		kwq_set_owner(uq->q, items, n, owner);
+		/* Only whole rounds count: @used covers exactly @nr records. */
+		a.used = used;
 		a.nr += n;
 		if (n < want || ret)
 			break;
@@ -688,19 +740,30 @@ static int kwq_ioc_shutdown(struct kwq_file *kf, unsigned int cmd,
 	return kwq_uq_err(uq, ret);
 }
 
+static void kwq_hist_to_user(struct kwq_stats_hist *dst,
+			     const struct kwq_histogram *src)
+{
+	memcpy(dst->le, src->le, sizeof(dst->le));
+	dst->count = src->count;
+	dst->sum_ns = src->sum_ns;
+}
+
 static int kwq_ioc_stats(struct kwq_file *kf, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct kwq_stats_args a = {};
 	struct kwq_stats st;
 	struct kwq_uq *uq;
+	size_t usize;
+	unsigned int i;
 	int ret;
 
 	uq = kwq_file_uq(kf);
 	if (IS_ERR(uq))
 		return PTR_ERR(uq);
 	/* Output only: an older (smaller) struct gets its prefix. */
-	if (_IOC_SIZE(cmd) < sizeof(a))
+	usize = _IOC_SIZE(cmd);
+	if (usize < KWQ_STATS_ARGS_SIZE_VER1)
 		return -EINVAL;
 	ret = kwq_get_stats(uq->q, &st);
 	if (ret)
@@ -714,11 +777,23 @@ static int kwq_ioc_stats(struct kwq_file *kf, unsigned int cmd,
 	a.lease_returns = st.lease_returns;
 	a.failure_records = st.failure_records;
 	a.shutting_down = st.shutting_down;
-	if (kwq_copy_args_out(arg, &a, sizeof(a)))
+	a.depth = st.workqueue_depth;
+	a.failure_records_evicted = st.failure_records_evicted;
+	a.unfinished_work_ns = st.unfinished_work_ns;
+	a.longest_running_ns = st.longest_running_ns;
+	kwq_hist_to_user(&a.queue_duration, &st.queue_duration);
+	kwq_hist_to_user(&a.work_duration, &st.work_duration);
+	a.nr_prios = st.nr_prio_levels;
+	for (i = 0; i < st.nr_prio_levels; i++) {
+		a.prios[i].priority = st.prio_depth[i].priority;
+		a.prios[i].depth = st.prio_depth[i].depth;
+	}
+	a.prios_other = st.prio_depth_other;
+	if (kwq_copy_args_out(arg, &a, min(usize, sizeof(a))))
 		return -EFAULT;
 	/* A newer, larger struct: fields we do not know read as zero. */
-	if (clear_user((u8 __user *)arg + sizeof(a),
-		       _IOC_SIZE(cmd) - sizeof(a)))
+	if (usize > sizeof(a) &&
+	    clear_user((u8 __user *)arg + sizeof(a), usize - sizeof(a)))
 		return -EFAULT;
 	return 0;
 }

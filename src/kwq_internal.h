@@ -15,6 +15,8 @@ struct kwq;
 struct kwq_item;
 struct poll_table_struct;
 void kwq_unget(struct kwq *q, struct kwq_item *item);
+void kwq_set_owner(struct kwq *q, struct kwq_item **items, unsigned int n,
+		   void *owner);
 __poll_t kwq_poll(struct kwq *q, struct file *file,
 		  struct poll_table_struct *wait);
 

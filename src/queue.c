@@ -26,7 +26,7 @@
  *    is not constant after creation: the hash table, both trees, the
  *    lists, counters and limiter state. Any context that may take a
  *    spinlock_t may take it. Nothing sleeps under it; nodes are
- *    allocated under it with GFP_ATOMIC.
+ *    allocated under it with GFP_NOWAIT.
  *  - The clock's arm/cancel are called under q->lock; the expiry path
  *    (kwq_clock_expired) takes q->lock itself. The real clock's hrtimer
  *    is only waited for (hrtimer_cancel) without q->lock held.
@@ -59,7 +59,11 @@
 #include "kwq_internal.h"
 #include "queue.h"
 
+#define CREATE_TRACE_POINTS
+#include "kwq_trace.h"
+
 #define KWQ_HASH_BITS_MIN	6
+#define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
 #define KWQ_HASH_BITS_MAX	20
 /* Keys up to this long use the small node cache. */
 #define KWQ_SMALL_KEY		48
@@ -164,9 +168,14 @@ static struct kwq_item *kwq_node_alloc(struct kwq *q, const void *key,
 	bool large = len > KWQ_SMALL_KEY;
 	struct kwq_item *n;
 
-	/* Under q->lock, possibly in hard interrupt context. */
+	/*
+	 * Under q->lock, possibly in hard interrupt context. Not GFP_ATOMIC:
+	 * its __GFP_HIGH lets the memcg charge exceed memory.max, so a
+	 * container could queue keys past its limit. GFP_NOWAIT fails with
+	 * ENOMEM at the limit instead (dev.c reclaims and retries once).
+	 */
 	n = kmem_cache_zalloc(large ? kwq_node_large_cache : kwq_node_cache,
-			      GFP_ATOMIC | __GFP_NOWARN);
+			      GFP_NOWAIT | __GFP_NOWARN);
 	if (!n)
 		return NULL;
 	n->q = q;
@@ -207,6 +216,71 @@ static void kwq_fail_clear(struct kwq *q, struct kwq_item *n)
 	}
 }
 
+/* --- metrics (all under q->lock) --- */
+
+/* Histogram bucket of a duration: the first bound 10^(i+1) ns >= @ns. */
+static unsigned int kwq_hist_bucket(u64 ns)
+{
+	unsigned int i = 0;
+	u64 bound = 10;
+
+	while (i < KWQ_HIST_BUCKETS && ns > bound) {
+		bound *= 10;
+		i++;
+	}
+	return i;
+}
+
+static void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	h->counts[kwq_hist_bucket(ns)]++;
+	h->sum_ns += ns;
+}
+
+/* Take back an observation of exactly @ns (kwq_unget()). */
+static void kwq_hist_unobserve(struct kwq_hist *h, u64 ns)
+{
+	h->counts[kwq_hist_bucket(ns)]--;
+	h->sum_ns -= ns;
+}
+
+static void kwq_hist_snapshot(const struct kwq_hist *h,
+			      struct kwq_histogram *out)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < KWQ_HIST_BUCKETS; i++) {
+		sum += h->counts[i];
+		out->le[i] = sum;
+	}
+	out->count = sum + h->counts[KWQ_HIST_BUCKETS];
+	out->sum_ns = h->sum_ns;
+}
+
+static u64 kwq_since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
+/*
+ * Set what done() does with processing @n, keeping nr_dirty (client-go's
+ * depth counts dirty keys) and the time it became dirty (client-go
+ * measures the queue duration from the first add).
+ */
+static void kwq_set_requeue(struct kwq *q, struct kwq_item *n,
+			    enum kwq_requeue requeue, u64 now)
+{
+	if (requeue == KWQ_REQUEUE_READY && n->requeue != KWQ_REQUEUE_READY) {
+		q->nr_dirty++;
+		n->dirty_ns = now;
+	} else if (requeue != KWQ_REQUEUE_READY &&
+		   n->requeue == KWQ_REQUEUE_READY) {
+		q->nr_dirty--;
+	}
+	n->requeue = requeue;
+}
+
 /* --- ready FIFOs, one per priority level --- */
 
 static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
@@ -233,6 +307,9 @@ static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
 						       &q->levels);
 				lh->level_head = false;
 				n->level_head = true;
+				n->level_len = lh->level_len + 1;
+			} else {
+				lh->level_len++;
 			}
 			return;
 		}
@@ -245,6 +322,7 @@ static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
 	}
 	INIT_LIST_HEAD(&n->fifo);
 	n->level_head = true;
+	n->level_len = 1;
 	rb_link_node(&n->level_rb, parent, link);
 	rb_insert_color_cached(&n->level_rb, &q->levels, leftmost);
 }
@@ -255,9 +333,30 @@ static void kwq_ready_push(struct kwq *q, struct kwq_item *n, int prio)
 	kwq_ready_insert(q, n, prio, false);
 }
 
+/* The head of the ready level @prio (which must have keys). */
+static struct kwq_item *kwq_level_head(struct kwq *q, int prio)
+{
+	struct rb_node *rb = q->levels.rb_root.rb_node;
+	struct kwq_item *lh;
+
+	while (rb) {
+		lh = rb_entry(rb, struct kwq_item, level_rb);
+		if (prio == lh->prio)
+			return lh;
+		rb = prio > lh->prio ? rb->rb_left : rb->rb_right;
+	}
+	return NULL;
+}
+
 static void kwq_ready_unlink(struct kwq *q, struct kwq_item *n)
 {
+	struct kwq_item *lh;
+
 	if (!n->level_head) {
+		/* Not the oldest: remove or priority raise, O(log levels). */
+		lh = kwq_level_head(q, n->prio);
+		if (!WARN_ON_ONCE(!lh))
+			lh->level_len--;
 		list_del(&n->fifo);
 	} else if (list_empty(&n->fifo)) {
 		rb_erase_cached(&n->level_rb, &q->levels);
@@ -268,6 +367,7 @@ static void kwq_ready_unlink(struct kwq *q, struct kwq_item *n)
 		rb_replace_node_cached(&n->level_rb, &next->level_rb,
 				       &q->levels);
 		next->level_head = true;
+		next->level_len = n->level_len - 1;
 	}
 	n->level_head = false;
 	q->nr_ready--;
@@ -369,11 +469,16 @@ static void kwq_make_ready(struct kwq *q, struct kwq_item *n, int prio,
 static bool kwq_finish(struct kwq *q, struct kwq_item *n, u64 now)
 {
 	enum kwq_requeue requeue = n->requeue;
+	u64 ready_ns = n->dirty_ns;
 
 	list_del(&n->link);
 	q->nr_processing--;
+	q->start_ns_sum -= n->start_ns;
+	kwq_hist_observe(&q->work_hist, kwq_since(now, n->start_ns));
+	trace_kwq_done(q, n->key, n->key_len, kwq_since(now, n->start_ns),
+		       n->prio, requeue);
 	n->owner = NULL;
-	n->requeue = KWQ_REQUEUE_NONE;
+	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 	if (requeue == KWQ_REQUEUE_DELAYED) {
 		if (q->shutting_down) {
 			q->dropped_at_shutdown++;
@@ -385,10 +490,12 @@ static bool kwq_finish(struct kwq *q, struct kwq_item *n, u64 now)
 			kwq_timer_update(q);
 			return false;
 		}
+		/* Ready since its deadline, as client-go would have it. */
 		requeue = KWQ_REQUEUE_READY;
+		ready_ns = n->deadline;
 	}
 	if (requeue == KWQ_REQUEUE_READY) {
-		kwq_make_ready(q, n, n->requeue_prio, now);
+		kwq_make_ready(q, n, n->requeue_prio, ready_ns);
 		return true;
 	}
 	kwq_release_node(q, n);
@@ -432,8 +539,8 @@ static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
 		return changed;
 	case KWQ_PROCESSING:
 		if (n->requeue == KWQ_REQUEUE_NONE) {
-			n->requeue = deadline ? KWQ_REQUEUE_DELAYED :
-						KWQ_REQUEUE_READY;
+			kwq_set_requeue(q, n, deadline ? KWQ_REQUEUE_DELAYED :
+							 KWQ_REQUEUE_READY, now);
 			n->deadline = deadline;
 			n->requeue_prio = prio;
 			return true;
@@ -446,8 +553,8 @@ static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
 		}
 		if (n->requeue == KWQ_REQUEUE_DELAYED &&
 		    (!deadline || deadline < n->deadline)) {
-			n->requeue = deadline ? KWQ_REQUEUE_DELAYED :
-						KWQ_REQUEUE_READY;
+			kwq_set_requeue(q, n, deadline ? KWQ_REQUEUE_DELAYED :
+							 KWQ_REQUEUE_READY, now);
 			n->deadline = deadline;
 			changed = true;
 		}
@@ -477,7 +584,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 	struct kwq_limit_plan plan = {};
 	struct kwq_item *n;
 	unsigned long flags;
-	bool landed, wake = false;
+	bool landed = false, wake = false;
 	u64 now, deadline = 0, delay = 0;
 	u32 hash;
 	int ret = 0;
@@ -540,6 +647,11 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 		kwq_timer_update(q);
 	}
 out:
+	if (limited)
+		trace_kwq_add_rate_limited(q, key, len, delay, prio,
+					   ret ?: landed);
+	else
+		trace_kwq_add(q, key, len, after_ns, prio, ret ?: landed);
 	kwq_unlock(q, flags, wake);
 	return ret;
 }
@@ -643,7 +755,7 @@ int kwq_remove(struct kwq *q, const void *key, size_t len)
 	case KWQ_PROCESSING:
 		if (n->requeue == KWQ_REQUEUE_NONE)
 			ret = -EBUSY;
-		n->requeue = KWQ_REQUEUE_NONE;
+		kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
 		break;
 	default:
 		ret = -ENOENT;
@@ -684,8 +796,14 @@ static struct kwq_item *kwq_try_get(struct kwq *q, void *owner)
 		n->requeue = KWQ_REQUEUE_NONE;
 		n->owner = owner;
 		n->start_ns = kwq_now(q);
+		/* The list stays in start order: kwq_get_stats() relies on it. */
 		list_add_tail(&n->link, &q->processing);
 		q->nr_processing++;
+		q->start_ns_sum += n->start_ns;
+		kwq_hist_observe(&q->queue_hist,
+				 kwq_since(n->start_ns, n->queued_ns));
+		trace_kwq_get(q, n->key, n->key_len,
+			      kwq_since(n->start_ns, n->queued_ns), n->prio, 0);
 	} else if (q->shutting_down) {
 		n = ERR_PTR(-ESHUTDOWN);
 	}
@@ -799,10 +917,11 @@ int kwq_release_owner(struct kwq *q, void *owner)
 			continue;
 		list_del(&n->link);
 		q->nr_processing--;
+		q->start_ns_sum -= n->start_ns;
 		n->owner = NULL;
 		if (n->requeue != KWQ_REQUEUE_NONE)
 			n->prio = max(n->prio, n->requeue_prio);
-		n->requeue = KWQ_REQUEUE_NONE;
+		kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 		kwq_make_ready(q, n, n->prio, now);
 		q->lease_returns++;
 		count++;
@@ -826,15 +945,38 @@ void kwq_unget(struct kwq *q, struct kwq_item *item)
 	}
 	list_del(&item->link);
 	q->nr_processing--;
+	q->start_ns_sum -= item->start_ns;
+	/* The get did not happen: take its queue duration back. */
+	kwq_hist_unobserve(&q->queue_hist,
+			   kwq_since(item->start_ns, item->queued_ns));
 	item->owner = NULL;
 	if (item->requeue != KWQ_REQUEUE_NONE)
 		item->prio = max(item->prio, item->requeue_prio);
-	item->requeue = KWQ_REQUEUE_NONE;
+	kwq_set_requeue(q, item, KWQ_REQUEUE_NONE, 0);
 	/* Back where get took it from; queued_ns stays the original. */
 	kwq_ready_insert(q, item, item->prio, true);
 	kwq_unlock(q, flags, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_unget);
+
+/*
+ * For dev.c: see kwq_internal.h. Hand processing @items, taken with a
+ * private owner, to @owner (NULL: detached).
+ */
+void kwq_set_owner(struct kwq *q, struct kwq_item **items, unsigned int n,
+		   void *owner)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < n; i++)
+		if (!WARN_ON_ONCE(items[i]->q != q ||
+				  items[i]->state != KWQ_PROCESSING))
+			items[i]->owner = owner;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_set_owner);
 
 __poll_t kwq_poll(struct kwq *q, struct file *file,
 		  struct poll_table_struct *wait)
@@ -854,19 +996,22 @@ __poll_t kwq_poll(struct kwq *q, struct file *file,
 EXPORT_SYMBOL_IF_KUNIT(kwq_poll);
 
 /* Reject adds and drop waiting keys. */
-static void kwq_shutdown_locked(struct kwq *q)
+static void kwq_shutdown_locked(struct kwq *q, bool drain)
 {
 	struct rb_node *rb;
 	struct kwq_item *n;
+	u64 dropped = 0;
 
 	WRITE_ONCE(q->shutting_down, true);
 	while ((rb = rb_first_cached(&q->delayed))) {
 		n = rb_entry(rb, struct kwq_item, delay_rb);
 		kwq_wait_unlink(q, n);
 		kwq_release_node(q, n);
-		q->dropped_at_shutdown++;
+		dropped++;
 	}
+	q->dropped_at_shutdown += dropped;
 	kwq_timer_update(q);
+	trace_kwq_shutdown(q, drain, dropped, q->nr_ready, q->nr_processing);
 }
 
 int kwq_shutdown(struct kwq *q)
@@ -876,7 +1021,7 @@ int kwq_shutdown(struct kwq *q)
 	if (!q)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
-	kwq_shutdown_locked(q);
+	kwq_shutdown_locked(q, false);
 	q->shutdown_seq++;
 	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->get_wq);
@@ -910,7 +1055,7 @@ int kwq_shutdown_drain(struct kwq *q)
 		return -EINVAL;
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
-	kwq_shutdown_locked(q);
+	kwq_shutdown_locked(q, true);
 	seq = q->shutdown_seq;
 	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->get_wq);
@@ -931,12 +1076,37 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
 
 int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 {
+	struct kwq_item *oldest;
 	unsigned long flags;
+	struct rb_node *rb;
+	u64 now, listed = 0;
+	unsigned int i = 0;
 
 	if (!q || !st)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
 	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	st->workqueue_depth = q->nr_ready + q->nr_dirty;
+	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */
+	st->unfinished_work_ns = (u64)q->nr_processing * now - q->start_ns_sum;
+	oldest = list_first_entry_or_null(&q->processing, struct kwq_item,
+					  link);
+	if (oldest)
+		st->longest_running_ns = kwq_since(now, oldest->start_ns);
+	kwq_hist_snapshot(&q->queue_hist, &st->queue_duration);
+	kwq_hist_snapshot(&q->work_hist, &st->work_duration);
+	for (rb = rb_first_cached(&q->levels);
+	     rb && i < KWQ_STATS_PRIO_LEVELS; rb = rb_next(rb), i++) {
+		const struct kwq_item *lh = rb_entry(rb, struct kwq_item,
+						     level_rb);
+
+		st->prio_depth[i].priority = lh->prio;
+		st->prio_depth[i].depth = lh->level_len;
+		listed += lh->level_len;
+	}
+	st->nr_prio_levels = i;
+	st->prio_depth_other = q->nr_ready - listed;
 	st->depth = q->nr_ready;
 	st->waiting = q->nr_waiting;
 	st->processing = q->nr_processing;
@@ -969,6 +1139,8 @@ void kwq_clock_expired(struct kwq *q)
 		if (n->deadline > now)
 			break;
 		kwq_wait_unlink(q, n);
+		trace_kwq_delay_fired(q, n->key, n->key_len,
+				      now - n->deadline, n->prio, 0);
 		kwq_make_ready(q, n, n->prio, now);
 		wake = true;
 	}
@@ -1022,7 +1194,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 		return ERR_PTR(-EINVAL);
 	might_sleep();
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	/* Charged to the creator's memcg, like the nodes (SLAB_ACCOUNT). */
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&q->lock);
@@ -1030,10 +1203,14 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 	INIT_LIST_HEAD(&q->registry);
 	strscpy(q->name, name, sizeof(q->name));
 	get_random_bytes(&q->hkey, sizeof(q->hkey));
+	/*
+	 * Start small even for a large item cap (a /dev/kwq queue's cap is
+	 * 2^21 by default): the table grows with the keys it holds.
+	 */
 	q->hash_bits = KWQ_HASH_BITS_MIN;
 	if (cfg->max_items)
 		q->hash_bits = clamp_t(unsigned int, ilog2(cfg->max_items),
-				       KWQ_HASH_BITS_MIN, KWQ_HASH_BITS_MAX);
+				       KWQ_HASH_BITS_MIN, KWQ_HASH_BITS_INIT);
 	INIT_WORK(&q->grow_work, kwq_grow_work);
 	q->levels = RB_ROOT_CACHED;
 	q->delayed = RB_ROOT_CACHED;
@@ -1051,7 +1228,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 	ret = kwq_limiters_init(q, cfg, clock->now(clock));
 	if (ret)
 		goto err_free;
-	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash), GFP_KERNEL);
+	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash),
+			   GFP_KERNEL_ACCOUNT);
 	if (!q->hash) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -1064,6 +1242,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 		goto err_free;
 	}
 	list_add_tail(&q->registry, &kwq_registry);
+	/* Under the mutex: a queue of the same name may be on its way out. */
+	kwq_debugfs_add(q);
 	mutex_unlock(&kwq_registry_lock);
 	return q;
 
@@ -1082,6 +1262,8 @@ void kwq_destroy(struct kwq *q)
 		return;
 	mutex_lock(&kwq_registry_lock);
 	list_del_init(&q->registry);
+	/* Waits for readers of the metrics file; they only take q->lock. */
+	kwq_debugfs_remove(q);
 	mutex_unlock(&kwq_registry_lock);
 
 	kwq_shutdown(q);
@@ -1135,28 +1317,32 @@ int kwq_core_init(void)
 	 * the key bytes for hardened usercopy. SLAB_ACCOUNT charges nodes
 	 * to the memory cgroup of the task that adds them.
 	 */
-	kwq_node_cache = kmem_cache_create_usercopy("kwq_node",
-					sizeof(struct kwq_item) + KWQ_SMALL_KEY,
-					0, SLAB_ACCOUNT,
-					offsetof(struct kwq_item, key),
-					KWQ_SMALL_KEY, NULL);
+	kwq_node_cache =
+		kmem_cache_create_usercopy("kwq_node",
+					   sizeof(struct kwq_item) + KWQ_SMALL_KEY,
+					   0, SLAB_ACCOUNT,
+					   offsetof(struct kwq_item, key),
+					   KWQ_SMALL_KEY, NULL);
 	if (!kwq_node_cache)
 		return -ENOMEM;
-	kwq_node_large_cache = kmem_cache_create_usercopy("kwq_node_large",
-					sizeof(struct kwq_item) + KWQ_KEY_MAX,
-					0, SLAB_ACCOUNT,
-					offsetof(struct kwq_item, key),
-					KWQ_KEY_MAX, NULL);
+	kwq_node_large_cache =
+		kmem_cache_create_usercopy("kwq_node_large",
+					   sizeof(struct kwq_item) + KWQ_KEY_MAX,
+					   0, SLAB_ACCOUNT,
+					   offsetof(struct kwq_item, key),
+					   KWQ_KEY_MAX, NULL);
 	if (!kwq_node_large_cache) {
 		kmem_cache_destroy(kwq_node_cache);
 		return -ENOMEM;
 	}
+	kwq_debugfs_init();
 	return 0;
 }
 
 void kwq_core_exit(void)
 {
 	WARN_ON(!list_empty(&kwq_registry));
+	kwq_debugfs_exit();
 	kmem_cache_destroy(kwq_node_large_cache);
 	kmem_cache_destroy(kwq_node_cache);
 }

@@ -16,6 +16,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+struct dentry;
+
 /* Where a key is. */
 enum kwq_state {
 	KWQ_IDLE,		/* only a failure record is kept */
@@ -43,7 +45,11 @@ struct kwq_item {
 	struct rb_node level_rb;
 	struct rb_node delay_rb;	/* WAITING: in the delay tree */
 	struct list_head link;		/* PROCESSING list or IDLE LRU */
-	u64 seq;			/* WAITING: tie-break of equal deadlines */
+	union {
+		u64 seq;		/* WAITING: tie-break of equal deadlines */
+		u64 level_len;		/* READY level head: keys of its level */
+		u64 dirty_ns;		/* REQUEUE_READY: clock time of the add */
+	};
 	u64 deadline;			/* WAITING, or REQUEUE_DELAYED */
 	u64 queued_ns;			/* clock time it last became ready */
 	u64 start_ns;			/* clock time processing started */
@@ -65,6 +71,12 @@ struct kwq_item {
 struct kwq_bucket {
 	s64 tokens;	/* in 1e-12 tokens; negative while in debt */
 	u64 last;	/* clock time tokens was computed for */
+};
+
+/* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */
+struct kwq_hist {
+	u64 counts[KWQ_HIST_BUCKETS + 1];
+	u64 sum_ns;
 };
 
 struct kwq_limiter {
@@ -105,6 +117,12 @@ struct kwq {
 	u64 lease_returns;
 	u64 failure_records_evicted;
 
+	/* metrics (Documentation/metrics.rst) */
+	unsigned long nr_dirty;		/* PROCESSING with REQUEUE_READY */
+	u64 start_ns_sum;		/* of PROCESSING nodes, modulo 2^64 */
+	struct kwq_hist queue_hist;	/* ready -> get */
+	struct kwq_hist work_hist;	/* get -> done */
+
 	bool shutting_down;
 	unsigned long shutdown_seq;	/* bumped by every plain shutdown */
 
@@ -120,6 +138,7 @@ struct kwq {
 	wait_queue_head_t get_wq;	/* getters */
 	wait_queue_head_t drain_wq;	/* kwq_shutdown_drain() */
 	struct hrtimer timer;		/* the real clock's timer */
+	struct dentry *debugfs;		/* under kwq_registry_lock */
 };
 
 /* limiter.c */
@@ -133,6 +152,12 @@ u64 kwq_limiters_when(struct kwq *q, u32 failures, u64 now,
 void kwq_limiters_commit(struct kwq *q, u64 now,
 			 const struct kwq_limit_plan *plan);
 u64 kwq_exp_backoff(u64 base_ns, u64 max_ns, u32 exp);
+
+/* metrics.c */
+void kwq_debugfs_init(void);
+void kwq_debugfs_exit(void);
+void kwq_debugfs_add(struct kwq *q);
+void kwq_debugfs_remove(struct kwq *q);
 
 /* clock.c */
 extern const struct kwq_clock kwq_real_clock;

@@ -139,19 +139,61 @@ struct kwq_add_opts {
 	int priority;
 };
 
+/*
+ * Buckets of the duration histograms, without +Inf: bucket i holds
+ * durations of at most 10^(i+1) ns, 1e-08 s to 10 s (client-go's).
+ */
+#define KWQ_HIST_BUCKETS	10
+/* Priority levels struct kwq_stats lists one by one. */
+#define KWQ_STATS_PRIO_LEVELS	8
+
+/**
+ * struct kwq_histogram - a duration histogram, Prometheus style
+ * @le: cumulative bucket counts: @le[i] observations took at most
+ *	10^(i+1) ns (le 1e-08 s, 1e-07 s, ..., 10 s: client-go's
+ *	prometheus.ExponentialBuckets(10e-9, 10, 10))
+ * @count: all observations (the +Inf bucket)
+ * @sum_ns: their sum in nanoseconds
+ */
+struct kwq_histogram {
+	u64 le[KWQ_HIST_BUCKETS];
+	u64 count;
+	u64 sum_ns;
+};
+
 /**
  * struct kwq_stats - snapshot of a queue's counters
  * @depth: ready keys (what kwq_len() returns)
  * @waiting: keys waiting for their delay to pass
  * @processing: keys handed out by kwq_get() and not yet done
- * @adds_total: adds that queued a key or changed when it runs
- * @retries_total: accepted kwq_add_rate_limited() calls
+ * @adds_total: adds that queued a key or changed when it runs (client-go's
+ *	adds_total for keys added without delay)
+ * @retries_total: accepted kwq_add_rate_limited() calls (client-go's
+ *	retries_total, which also counts plain AddAfter calls)
  * @dropped_at_shutdown: delayed keys dropped because of shutdown
  * @lease_returns: processing keys put back by kwq_release_owner()
  * @failure_records: keys with a non-zero failure count
  * @failure_records_evicted: idle failure records forgotten to honour
  *	the bound
  * @shutting_down: 1 once the queue was shut down
+ * @workqueue_depth: client-go's workqueue_depth: @depth plus the
+ *	processing keys added again, which kwq_done() queues (dirty keys)
+ * @unfinished_work_ns: client-go's unfinished_work_seconds, in ns: how
+ *	long the processing keys have been processing, summed
+ * @longest_running_ns: client-go's longest_running_processor_seconds, in
+ *	ns: how long the oldest processing key has been processing
+ * @queue_duration: time from a key becoming ready (or dirty) to
+ *	kwq_get() handing it out (client-go's queue_duration_seconds)
+ * @work_duration: time from kwq_get() to kwq_done() (client-go's
+ *	work_duration_seconds)
+ * @nr_prio_levels: entries of @prio_depth filled
+ * @prio_depth: ready keys of the KWQ_STATS_PRIO_LEVELS highest priority
+ *	levels that have any, highest first
+ * @prio_depth.priority: the level
+ * @prio_depth.depth: its ready keys
+ * @prio_depth_other: ready keys of the levels not listed in @prio_depth
+ *
+ * The clock is the queue's (&struct kwq_config.clock).
  */
 struct kwq_stats {
 	u64 depth;
@@ -164,6 +206,17 @@ struct kwq_stats {
 	u64 failure_records;
 	u64 failure_records_evicted;
 	u32 shutting_down;
+	u64 workqueue_depth;
+	u64 unfinished_work_ns;
+	u64 longest_running_ns;
+	struct kwq_histogram queue_duration;
+	struct kwq_histogram work_duration;
+	u32 nr_prio_levels;
+	struct {
+		int priority;
+		u64 depth;
+	} prio_depth[KWQ_STATS_PRIO_LEVELS];
+	u64 prio_depth_other;
 };
 
 /**
@@ -479,9 +532,14 @@ int kwq_shutdown_drain(struct kwq *q);
 bool kwq_shutting_down(struct kwq *q);
 
 /**
- * kwq_get_stats() - snapshot of a queue's counters
+ * kwq_get_stats() - snapshot of a queue's counters and metrics
  * @q: queue
  * @stats: filled in
+ *
+ * Everything is read in one critical section, so the values are
+ * consistent with each other. Costs O(KWQ_STATS_PRIO_LEVELS * log levels)
+ * under the queue lock; nothing is allocated. Documentation/metrics.rst
+ * maps the fields to client-go's workqueue metrics.
  *
  * Context: as kwq_add().
  * Return: 0, or -EINVAL for a bad argument.

@@ -10,7 +10,8 @@
 #
 # Each check is one or more test cases; the last line is the summary
 # "N passed, N failed, N skipped". Logs stay in $KWQ_OUT (default build/).
-# KWQ_CHECK_ONLY="static debug stock selftest" picks sections.
+# KWQ_CHECK_ONLY="static debug stock selftest" picks sections; "kcsan"
+# (make check-kcsan) runs the suites on the KCSAN kernel.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -57,7 +58,7 @@ vm_run() {
 	say "booting $name ($(basename "$kernel")), console log: $log"
 	"$KWQ_ROOT/tools/testing/vm.sh" -k "$kernel" -o "$log" -p "$plan" \
 		-t "$timeout" "$@"
-	"$KWQ_ROOT/tools/testing/report.py" --label "$name: $kernel" \
+	"$KWQ_ROOT/tools/testing/report.py" ${report_args:-} --label "$name: $kernel" \
 		--counts "$counts" --failures "$KWQ_OUT/logs/vm-$name.failures" "$log"
 }
 
@@ -117,6 +118,14 @@ if [[ " $sections " == *" static "* ]]; then
 		-name '*.[ch]' | sort)
 fi
 
+if [[ " $sections " == *" static "* ]]; then
+	# kernel-doc comments are the API documentation: they must parse clean.
+	run_check "kernel-doc -Wall on the headers and sources" sh -c \
+		'out=$(perl "$0/scripts/kernel-doc" -none -Wall "$@" 2>&1); echo "$out"; [ -z "$out" ]' \
+		"$srcdir" "$KWQ_ROOT"/include/linux/kwq.h "$KWQ_ROOT"/include/uapi/linux/kwq.h \
+		"$KWQ_ROOT"/src/*.c
+fi
+
 # Kernels: the debug one is built once and cached; the stock ones come
 # from Debian's packages.
 if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
@@ -143,6 +152,29 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 	fi
 fi
 
+# make check-kcsan (not in the default sections: the KCSAN kernel is a
+# second ~10 min build and its run is slow): the same plan under KCSAN,
+# counting only reports that name kwq.
+if [[ " $sections " == *" kcsan "* ]]; then
+	section "KCSAN test kernel: KUnit + userspace tests"
+	if kkcsan=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
+		"$KWQ_ROOT/tools/testing/config/kcsan.config"); then
+		case_result "KCSAN kernel config + build ($(basename "$kkcsan"))" OK
+		run_check "W=1 build against KCSAN 6.12 kernel" \
+			"$KWQ_ROOT/tools/testing/build-module.sh" "$kkcsan" "$KWQ_OUT/mod-kcsan"
+	else
+		case_result "KCSAN kernel config + build" FAIL
+	fi
+	if [ -f "$KWQ_OUT/mod-kcsan/kwq_test.ko" ]; then
+		plan yes >"$KWQ_OUT/plan-kcsan"
+		report_args=--kcsan-only-kwq vm_run kcsan "$kkcsan/arch/x86/boot/bzImage" \
+			"$KWQ_OUT/plan-kcsan" 1500 \
+			"$KWQ_OUT/mod-kcsan/kwq.ko=/kwq/kwq.ko" \
+			"$KWQ_OUT/mod-kcsan/kwq_test.ko=/kwq/kwq_test.ko" \
+			"$KWQ_OUT/mod-kcsan/kwq_example.ko=/kwq/kwq_example.ko" "${user_files[@]}"
+	fi
+fi
+
 if [[ " $sections " == *" stock "* ]]; then
 	for v in 6.1 6.12; do
 		section "stock Debian $v kernel"
@@ -158,6 +190,13 @@ if [[ " $sections " == *" stock "* ]]; then
 			run_check "sparse (C=2) against $(basename "$kdir")" \
 				"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" \
 				"$KWQ_OUT/sparse-$v" C=2
+		fi
+		if [ "$v" = 6.12 ]; then
+			krel=${kdir#/usr/src/linux-headers-}
+			run_check "DKMS build against $krel" \
+				"$KWQ_ROOT/tools/testing/dkms-check.sh" "$krel" "$KWQ_OUT/dkms"
+			run_check "make install/uninstall with DESTDIR and PREFIX" \
+				"$KWQ_ROOT/tools/testing/install-check.sh" "$kdir" "$krel" "$KWQ_OUT/install"
 		fi
 		[ -f "$KWQ_OUT/mod-$v/kwq.ko" ] || continue
 		plan no >"$KWQ_OUT/plan-$v"

@@ -12,7 +12,8 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KWQ_ROOT/dkms.conf")
 rm -rf "$out"
 mkdir -p "$out/source/kwq-$ver" "$out/dkms" "$out/install"
 (cd "$KWQ_ROOT" && cp -r Makefile Kbuild dkms.conf src include kunit "$out/source/kwq-$ver/")
-d=(dkms --sourcetree "$out/source" --dkmstree "$out/dkms" --installtree "$out/install")
+# KWQ_OUT must not leak into the module's own make runs.
+d=(env -u KWQ_OUT dkms --sourcetree "$out/source" --dkmstree "$out/dkms" --installtree "$out/install")
 "${d[@]}" add -m kwq -v "$ver"
 "${d[@]}" build -m kwq -v "$ver" -k "$krel"
 ko=$(find "$out/dkms/kwq/$ver/$krel" -name 'kwq.ko*' | head -1)

@@ -10,6 +10,8 @@ usage: report.py [--label L] [--counts FILE] [--failures FILE] LOG
   --counts FILE    append "passed failed skipped" for the caller's summary
   --failures FILE  write one line per failure ("case SUITE.CASE",
                    "splat KIND", "missing ...") for the harness self-test
+  --kcsan-only-kwq count a KCSAN report only if its stacks name kwq
+                   ("[kwq]" or a kwq_ function); others are listed, not failed
 Exit status: 0 pass, 1 fail.
 """
 import argparse
@@ -120,6 +122,7 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--counts")
     ap.add_argument("--failures")
+    ap.add_argument("--kcsan-only-kwq", action="store_true")
     ap.add_argument("log")
     args = ap.parse_args()
 
@@ -133,7 +136,20 @@ def main():
     block = None
     body = []
     splats = []
+    kcsan = None  # (line no, title, body) of a KCSAN report being read
+    kcsan_ignored = []
     for no, line in enumerate(lines, 1):
+        if kcsan is not None:
+            # A KCSAN report ends with a line of "=".
+            if not line.strip().startswith("=========="):
+                kcsan[2].append(line)
+                continue
+            judge_kcsan(kcsan, splats, kcsan_ignored)
+            kcsan = None
+            continue
+        if args.kcsan_only_kwq and KCSAN_RE.search(line):
+            kcsan = (no, line.strip(), [])
+            continue
         if block is None:
             if line.startswith("KWQ-KTAP-BEGIN "):
                 block = line.split(" ", 1)[1].strip()
@@ -163,6 +179,8 @@ def main():
                 splats.append((kind, no, line.strip()))
                 break
 
+    if kcsan is not None:
+        judge_kcsan(kcsan, splats, kcsan_ignored)
     if block is not None:
         failures.append(("missing end of " + block,
                          "KTAP block %s never ended (VM crashed or hung?)" % block))
@@ -182,6 +200,8 @@ def main():
         for m, h in flines:
             print("       %s" % h)
             failures.append((m, None))
+    for no, text in kcsan_ignored:
+        print("  note: KCSAN report outside kwq ignored, log line %d: %s" % (no, text[:120]))
     seen = set()
     for kind, no, text in splats:
         failures.append(("splat " + kind, None))
@@ -204,6 +224,21 @@ def main():
             for m in dict.fromkeys(m for m, _ in failures):
                 f.write(m + "\n")
     return 1 if failed else 0
+
+
+KCSAN_RE = dict(SPLAT_RES)["KCSAN"]
+# A kwq frame in a stack ("kwq_get+0x1a/0x90 [kwq]"), or kwq in the title.
+KWQ_FRAME = re.compile(r"\[kwq\]|\bkwq_\w+\+0x")
+KWQ_TITLE = re.compile(r"\bkwq_\w+")
+
+
+def judge_kcsan(report, splats, ignored):
+    """A KCSAN report counts only if kwq's code is in it."""
+    no, title, body = report
+    if KWQ_TITLE.search(title) or any(KWQ_FRAME.search(l) for l in body):
+        splats.append(("KCSAN", no, title))
+    else:
+        ignored.append((no, title))
 
 
 def judge_block(bname, body):

@@ -268,7 +268,10 @@ int main(void)
 		   sizeof(struct kwq_get_args) == 40 &&
 		   sizeof(struct kwq_key_args) == 16 &&
 		   sizeof(struct kwq_shutdown_args) == 8 &&
-		   sizeof(struct kwq_stats_args) == 72 &&
+		   sizeof(struct kwq_stats_args) == 440 &&
+		   offsetof(struct kwq_stats_args, depth) ==
+		   KWQ_STATS_ARGS_SIZE_VER1 &&
+		   offsetof(struct kwq_stats_args, prios) == 304 &&
 		   offsetof(struct kwq_keys_args, after_ns) == 24 &&
 		   offsetof(struct kwq_get_args, timeout_ns) == 24 &&
 		   offsetof(struct kwq_create_args, max_wait_ns) == 80,

@@ -137,8 +137,9 @@ run $K stats $Q-cap --json
 grep -q "^{\"name\":\"$Q-cap\",\"len\":1,.*\"shutting_down\":false}\$" $T/out &&
 	pass stats_json || fail stats_json "$(cat $T/out)"
 run $K stats $Q-cap --prometheus
-bad=$(grep -v '^# HELP [a-z_]* .' $T/out | grep -v '^# TYPE [a-z_]* \(gauge\|counter\)$' |
-	grep -v "^[a-z_]*{name=\"$Q-cap\"} [0-9][0-9]*\$")
+bad=$(grep -v '^# HELP [a-z_]* .' $T/out |
+	grep -v '^# TYPE [a-z_]* \(gauge\|counter\|histogram\)$' |
+	grep -v "^[a-z_]*{name=\"$Q-cap\"\(,\(le\|priority\)=\"[0-9a-zI.+-]*\"\)\{0,1\}} [0-9][0-9.]*\$")
 if [ $rc = 0 ] && [ -z "$bad" ] && grep -q "^workqueue_depth{name=\"$Q-cap\"} 1\$" $T/out &&
 	grep -q '^# TYPE workqueue_adds_total counter$' $T/out &&
 	grep -q "^workqueue_retries_total{name=\"$Q-cap\"} 0\$" $T/out &&

@@ -163,6 +163,7 @@ struct kwq_keys_args {
  *	taken only while KWQ_REC_SIZE_MAX bytes remain, so none is lost.
  * @max: most keys to take, >= 1
  * @flags: KWQ_GET_*
+ * @pad: 0
  * @timeout_ns: wait at most this long for the first key: < 0 forever,
  *	0 not at all (as O_NONBLOCK: EAGAIN); ETIMEDOUT when it passes
  * @nr: out: keys taken
@@ -208,6 +209,35 @@ struct kwq_shutdown_args {
 	__u32 pad;
 };
 
+/* Duration histogram buckets: le 1e-08 s, 1e-07 s, ..., 10 s (client-go). */
+#define KWQ_STATS_BUCKETS	10
+/* Priority levels listed one by one in struct kwq_stats_args. */
+#define KWQ_STATS_PRIOS		8
+
+/**
+ * struct kwq_prio_depth - ready keys of one priority level
+ * @priority: the level
+ * @pad: 0
+ * @depth: its ready keys
+ */
+struct kwq_prio_depth {
+	__s32 priority;
+	__u32 pad;
+	__u64 depth;
+};
+
+/**
+ * struct kwq_stats_hist - a duration histogram, Prometheus style
+ * @le: cumulative: @le[i] counts the durations of at most 10^(i+1) ns
+ * @count: all durations (the +Inf bucket)
+ * @sum_ns: their sum in ns
+ */
+struct kwq_stats_hist {
+	__u64 le[KWQ_STATS_BUCKETS];
+	__u64 count;
+	__u64 sum_ns;
+};
+
 /**
  * struct kwq_stats_args - KWQ_IOC_STATS: counters of the attached queue
  * @len: keys ready (client-go Len)
@@ -220,6 +250,27 @@ struct kwq_shutdown_args {
  * @failure_records: keys with a failure count
  * @shutting_down: 1 once shut down
  * @pad: 0
+ *
+ * Version 1 ends here (KWQ_STATS_ARGS_SIZE_VER1 bytes); the kernel fills
+ * as much of the struct as the caller's size asks for.
+ *
+ * @depth: client-go's workqueue_depth: @len plus processing keys added
+ *	again (queued at done)
+ * @failure_records_evicted: idle failure records dropped to honour the
+ *	bound
+ * @unfinished_work_ns: processing time of the keys still processing,
+ *	summed (client-go's unfinished_work_seconds, in ns)
+ * @longest_running_ns: processing time of the oldest processing key
+ *	(client-go's longest_running_processor_seconds, in ns)
+ * @queue_duration: ready (or dirty) to get (client-go's
+ *	queue_duration_seconds)
+ * @work_duration: get to done, as @queue_duration (client-go's
+ *	work_duration_seconds)
+ * @nr_prios: entries of @prios filled
+ * @pad2: 0
+ * @prios: ready keys of the KWQ_STATS_PRIOS highest priority levels that
+ *	have any, highest first
+ * @prios_other: ready keys of the levels not in @prios
  */
 struct kwq_stats_args {
 	__u64 len;
@@ -232,7 +283,20 @@ struct kwq_stats_args {
 	__u64 failure_records;
 	__u32 shutting_down;
 	__u32 pad;
+	/* version 2 */
+	__u64 depth;
+	__u64 failure_records_evicted;
+	__u64 unfinished_work_ns;
+	__u64 longest_running_ns;
+	struct kwq_stats_hist queue_duration;
+	struct kwq_stats_hist work_duration;
+	__u32 nr_prios;
+	__u32 pad2;
+	struct kwq_prio_depth prios[KWQ_STATS_PRIOS];
+	__u64 prios_other;
 };
+
+#define KWQ_STATS_ARGS_SIZE_VER1	72
 
 #define KWQ_IOC_MAGIC		0xb7
 

@@ -1,0 +1,148 @@
+#!/bin/bash
+# make bench: kwq against the Linux workqueue and POSIX mqueue, side by
+# side in one VM run of Debian's stock 6.12 kernel (production config)
+# with 2 vCPUs under QEMU TCG. Prints one table (median and spread per
+# figure, ratios against the peer of the same run) and writes, in
+# $KWQ_BENCH_OUT (default build/bench):
+#   results.csv   every measurement (one line per suite/impl/op/size/rep)
+#   summary.csv   medians, spreads and ratios
+#   table.txt     the table printed at the end; table.rst the same for
+#                 Documentation/benchmarks.rst
+#   scaling.png   the scaling runs (gnuplot)
+#   vm.log        the VM console
+# Knobs (environment): KWQ_BENCH_REPS (5), KWQ_BENCH_ITEMS (kernel
+# throughput items per run), KWQ_BENCH_UITEMS (userspace items per run),
+# KWQ_BENCH_SCALE_MAX (1000000), KWQ_BENCH_TIMER_ITEMS,
+# KWQ_BENCH_MEM_ITEMS, KWQ_BENCH_SUITES (subset of "throughput hotkey
+# user scaling timer memory"), KWQ_BENCH_KARGS (kwq_bench.ko parameters,
+# e.g. diag=1), KWQ_BENCH_ARGS (kernel command line), KWQ_BENCH_UPDATE_DOC=1 (rewrite the table in
+# Documentation/benchmarks.rst).
+set -euo pipefail
+. "$(dirname "$0")/../testing/lib.sh"
+
+out=${KWQ_BENCH_OUT:-$KWQ_OUT/bench}
+reps=${KWQ_BENCH_REPS:-5}
+items=${KWQ_BENCH_ITEMS:-200000}
+hot_items=${KWQ_BENCH_HOT_ITEMS:-$items}
+uitems=${KWQ_BENCH_UITEMS:-50000}
+ubitems=${KWQ_BENCH_UBITEMS:-$((uitems * 5))}
+scale_max=${KWQ_BENCH_SCALE_MAX:-1000000}
+timer_items=${KWQ_BENCH_TIMER_ITEMS:-5000}
+mem_items=${KWQ_BENCH_MEM_ITEMS:-100000}
+timeout=${KWQ_BENCH_TIMEOUT:-840}
+suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory} "
+kargs=${KWQ_BENCH_KARGS:-}	# extra kwq_bench.ko parameters, e.g. diag=1
+start=$(date +%s)
+
+need_pkg gcc gcc
+need_pkg make make
+need_pkg python3 python3
+need_pkg libc6-dev /usr/include/stdio.h
+need_pkg gnuplot-nox gnuplot
+
+mkdir -p "$out"
+out=$(realpath "$out")
+rm -f "$out"/vm.log "$out"/*.csv "$out"/table.* "$out"/scaling.*
+
+stock=$("$KWQ_ROOT/tools/testing/stock-kernel.sh" 6.12)
+kdir=$(sed -n 1p <<<"$stock") image=$(sed -n 2p <<<"$stock")
+
+say "building kwq.ko against $(basename "$kdir")"
+"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$out/mod"
+say "building kwq_bench.ko"
+rm -rf "$out/benchmod"
+mkdir -p "$out/benchmod/tools"
+cp -r "$KWQ_ROOT/tools/bench" "$out/benchmod/tools/"
+ln -s "$out/mod/src/include" "$out/benchmod/include"
+if ! make -C "$kdir" M="$out/benchmod/tools/bench" W=1 \
+	KBUILD_EXTRA_SYMBOLS="$out/mod/src/Module.symvers" modules \
+	>"$out/benchmod/build.log" 2>&1 ||
+	grep -E '(warning|error):' "$out/benchmod/build.log" >&2; then
+	die "kwq_bench.ko build failed (log: $out/benchmod/build.log)"
+fi
+say "building kwq_ubench"
+make -s -C "$KWQ_ROOT/tools/bench" OUT="$out/user" >&2
+
+# The VM plan, sourced by tools/testing/init.sh. Each repetition runs
+# every suite; results are RESULT lines on the console.
+cat >"$out/plan" <<EOF
+expect "insmod kwq.ko" insmod /kwq/kwq.ko
+mkdir -p /dev/mqueue && mount -t mqueue none /dev/mqueue
+echo "BENCH-INFO nproc=\$(nproc) kernel=\$(uname -r)"
+bench_k() {
+	if ! insmod /kwq/kwq_bench.ko "\$@"; then
+		echo "BENCH-ERROR insmod kwq_bench \$*"
+	fi
+	rmmod kwq_bench
+}
+bench_u() {
+	/kwq/kwq_ubench "\$@" || echo "BENCH-ERROR kwq_ubench \$*"
+}
+r=1
+while [ \$r -le $reps ]; do
+	echo "BENCH-REP \$r"
+	case "$suites" in *" throughput "*) bench_k suite=throughput rep=\$r items=$items $kargs ;; esac
+	case "$suites" in *" hotkey "*) bench_k suite=hotkey rep=\$r items=$hot_items $kargs ;; esac
+	# Rotate the order of the userspace runs from one repetition to the next.
+	case \$((r % 3)) in
+	0) order="kwq_single kwq_batch mqueue" ;;
+	1) order="mqueue kwq_single kwq_batch" ;;
+	2) order="kwq_batch mqueue kwq_single" ;;
+	esac
+	case "$suites" in *" user "*) ;; *) order= ;; esac
+	for impl in \$order; do
+		if [ \$impl = kwq_batch ]; then
+			bench_u throughput \$impl $ubitems \$r
+		else
+			bench_u throughput \$impl $uitems \$r
+		fi
+	done
+	case "$suites" in *" user "*)
+		for impl in kwq_single kwq_batch mqueue; do
+			bench_u phases \$impl $uitems \$r
+		done ;;
+	esac
+	case "$suites" in *" scaling "*) bench_k suite=scaling rep=\$r scale_max=$scale_max ;; esac
+	case "$suites" in *" timer "*) bench_k suite=timer rep=\$r timer_items=$timer_items ;; esac
+	case "$suites" in *" memory "*) bench_u memory $mem_items \$r ;; esac
+	r=\$((r + 1))
+done
+expect "rmmod kwq" rmmod kwq
+echo "BENCH-END"
+EOF
+
+# Keep the TSC as the guest's clocksource (see tsc_khz.c): without it the
+# guest runs on jiffies (4 ms resolution, no high-resolution timers).
+tsc_khz=$("$out/user/tsc_khz")
+vm_args="slab_nomerge tsc_early_khz=$tsc_khz tsc=reliable ${KWQ_BENCH_ARGS:-}"
+
+say "booting stock $(basename "$image") (2 vCPUs, TCG): $reps repetitions, console $out/vm.log"
+vm_rc=0
+"$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$out/vm.log" -p "$out/plan" \
+	-t "$timeout" -a "$vm_args" \
+	"$out/mod/kwq.ko=/kwq/kwq.ko" \
+	"$out/benchmod/tools/bench/kwq_bench.ko=/kwq/kwq_bench.ko" \
+	"$out/user/kwq_ubench=/kwq/kwq_ubench" || vm_rc=$?
+
+machine="host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+machine+=" ($(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo));"
+machine+=" guest: Debian $(basename "$image" | sed 's/^vmlinuz-//'),"
+machine+=" QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') TCG, 2 vCPUs, 1.5 GiB"
+python3 "$KWQ_ROOT/tools/bench/report.py" --out "$out" --machine "$machine" \
+	--reps "$reps" "$out/vm.log"
+if grep -qE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log"; then
+	grep -E '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" >&2
+	die "some benchmark runs failed (console: $out/vm.log)"
+fi
+grep -q BENCH-END "$out/vm.log" || die "the VM did not finish (console: $out/vm.log)"
+[ "$vm_rc" = 0 ] || die "the VM failed (console: $out/vm.log)"
+
+if [ -f "$out/scaling.gp" ]; then
+	gnuplot "$out/scaling.gp" && say "chart: $out/scaling.png"
+fi
+if [ "${KWQ_BENCH_UPDATE_DOC:-}" = 1 ]; then
+	python3 "$KWQ_ROOT/tools/bench/report.py" --update-doc \
+		"$KWQ_ROOT/Documentation/benchmarks.rst" --out "$out"
+	say "updated Documentation/benchmarks.rst"
+fi
+say "make bench took $(($(date +%s) - start)) s; results in $out"

@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq_bench: in-kernel benchmarks of kwq against the kernel's own
+ * workqueue, run once per insmod (tools/bench/bench.sh drives it inside
+ * QEMU; never load it on a machine you care about).
+ *
+ *	insmod kwq_bench.ko suite=SUITE [rep=N] [items=N] ...
+ *
+ * Suites, each printing parseable lines
+ *	kwq_bench: RESULT suite=... impl=... key=value ...
+ *  - throughput: one producer kthread adds @items distinct 16-byte keys,
+ *    @consumers kthreads get + done them; the peer queue_work()s as many
+ *    preallocated work items on an alloc_workqueue(WQ_UNBOUND,
+ *    @consumers). Timed from the first add until every item has run.
+ *  - hotkey: as throughput, but the @items adds cycle over @hot_keys keys
+ *    (work items), so both sides deduplicate pending ones.
+ *  - scaling: single thread; with N (1e3 .. @scale_max) keys ready, the
+ *    cost of an add and of a get + done, and with N keys waiting the cost
+ *    of an add_after (deadlines random within an hour).
+ *  - timer: @timer_items keys added with delays uniform in 1..100 ms;
+ *    lateness = time a getter has the key - deadline. The peer is a
+ *    delayed_work per item with the same delay.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/kwq.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+static char *suite = "throughput";
+module_param(suite, charp, 0444);
+MODULE_PARM_DESC(suite, "throughput, hotkey, scaling or timer");
+
+static unsigned int rep;
+module_param(rep, uint, 0444);
+MODULE_PARM_DESC(rep, "Repetition number, echoed in the results");
+
+static unsigned int items = 200000;
+module_param(items, uint, 0444);
+MODULE_PARM_DESC(items, "Items (throughput) or adds (hotkey) per run");
+
+static unsigned int consumers = 2;
+module_param(consumers, uint, 0444);
+MODULE_PARM_DESC(consumers, "Consumer kthreads = workqueue max_active (1..16)");
+
+static unsigned int hot_keys = 16;
+module_param(hot_keys, uint, 0444);
+MODULE_PARM_DESC(hot_keys, "Distinct keys of the hotkey suite");
+
+static unsigned int scale_max = 1000000;
+module_param(scale_max, uint, 0444);
+MODULE_PARM_DESC(scale_max, "Largest queue size of the scaling suite");
+
+static unsigned int scale_ops = 10000;
+module_param(scale_ops, uint, 0444);
+MODULE_PARM_DESC(scale_ops, "Timed operations per size of the scaling suite");
+
+static bool diag;
+module_param(diag, bool, 0444);
+MODULE_PARM_DESC(diag, "Count consumer waits (adds a non-blocking try per get)");
+
+static unsigned int timer_items = 5000;
+module_param(timer_items, uint, 0444);
+MODULE_PARM_DESC(timer_items, "Delayed items of the timer suite");
+
+#define BENCH_CONSUMERS_MAX	16
+#define BENCH_ITEMS_MAX		(4U << 20)
+#define BENCH_ROUND		1000	/* scaling: ops between clock reads */
+
+/* 16-byte keys: an index and a constant tag, cheap to make. */
+struct bench_key {
+	u64 idx;
+	u64 tag;
+};
+
+static void bench_key(struct bench_key *k, u64 idx)
+{
+	k->idx = idx;
+	k->tag = 0x6b77712d62656e63ULL;	/* "kwq-benc" */
+}
+
+static u64 bench_key_idx(const struct kwq_item *item)
+{
+	const struct bench_key *k;
+	size_t len;
+
+	k = kwq_item_key(item, &len);
+	return len == sizeof(*k) ? k->idx : U64_MAX;
+}
+
+/* --- threads --- */
+
+struct bench_ctx;
+
+struct bench_work {
+	struct work_struct work;
+	struct bench_ctx *c;
+};
+
+struct bench_ctx {
+	struct kwq *q;
+	struct workqueue_struct *wq;
+	struct bench_work *works;
+	unsigned int adds;
+	unsigned int key_mod;		/* hotkey: keys cycle modulo this */
+	struct completion go;
+	struct completion produced;
+	u64 prod_ns;			/* the producer's own time */
+	atomic_t ran;
+	atomic_t sleeps;		/* consumer gets that found nothing */
+	atomic_t errors;
+};
+
+static struct task_struct *bench_start(int (*fn)(void *), void *arg,
+				       const char *name, unsigned int n)
+{
+	struct task_struct *t = kthread_run(fn, arg, "%s/%u", name, n);
+
+	if (!IS_ERR(t))
+		get_task_struct(t);
+	return t;
+}
+
+/* Threads finish their job, then wait here for kthread_stop(). */
+static void bench_idle_until_stopped(void)
+{
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+}
+
+static void bench_stop(struct task_struct *t)
+{
+	if (IS_ERR_OR_NULL(t))
+		return;
+	kthread_stop(t);
+	put_task_struct(t);
+}
+
+static int bench_kwq_producer(void *arg)
+{
+	struct bench_ctx *c = arg;
+	struct bench_key k;
+	unsigned int i;
+
+	u64 t;
+
+	wait_for_completion(&c->go);
+	t = ktime_get_ns();
+	for (i = 0; i < c->adds; i++) {
+		bench_key(&k, c->key_mod ? i % c->key_mod : i);
+		if (kwq_add(c->q, &k, sizeof(k)))
+			atomic_inc(&c->errors);
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	c->prod_ns = ktime_get_ns() - t;
+	complete(&c->produced);
+	bench_idle_until_stopped();
+	return 0;
+}
+
+static int bench_kwq_consumer(void *arg)
+{
+	struct bench_ctx *c = arg;
+	struct kwq_item *item;
+
+	for (;;) {
+		item = ERR_PTR(-EAGAIN);
+		/* diag: a first non-blocking try counts the waits. */
+		if (diag)
+			item = kwq_get(c->q, NULL, KWQ_GET_NONBLOCK, 0);
+		if (PTR_ERR(item) == -EAGAIN) {
+			if (diag)
+				atomic_inc(&c->sleeps);
+			item = kwq_get(c->q, NULL, 0, KWQ_WAIT_FOREVER);
+		}
+		if (IS_ERR(item)) {
+			if (PTR_ERR(item) != -ESHUTDOWN)
+				atomic_inc(&c->errors);
+			break;
+		}
+		if (bench_key_idx(item) == U64_MAX)
+			atomic_inc(&c->errors);
+		if (kwq_done(c->q, item))
+			atomic_inc(&c->errors);
+		atomic_inc(&c->ran);
+	}
+	bench_idle_until_stopped();
+	return 0;
+}
+
+static void bench_work_fn(struct work_struct *work)
+{
+	struct bench_work *w = container_of(work, struct bench_work, work);
+
+	atomic_inc(&w->c->ran);
+}
+
+static int bench_wq_producer(void *arg)
+{
+	struct bench_ctx *c = arg;
+	unsigned int i;
+	u64 t;
+
+	wait_for_completion(&c->go);
+	t = ktime_get_ns();
+	for (i = 0; i < c->adds; i++) {
+		queue_work(c->wq, &c->works[c->key_mod ? i % c->key_mod : i].work);
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	c->prod_ns = ktime_get_ns() - t;
+	complete(&c->produced);
+	bench_idle_until_stopped();
+	return 0;
+}
+
+static void bench_ctx_init(struct bench_ctx *c, unsigned int adds,
+			   unsigned int key_mod)
+{
+	memset(c, 0, sizeof(*c));
+	c->adds = adds;
+	c->key_mod = key_mod;
+	init_completion(&c->go);
+	init_completion(&c->produced);
+}
+
+static void bench_report_tput(const char *name, const char *impl,
+			      struct bench_ctx *c, u64 ns)
+{
+	pr_info("RESULT suite=%s impl=%s rep=%u adds=%u ran=%d consumers=%u ns=%llu prod_ns=%llu sleeps=%d errors=%d\n",
+		name, impl, rep, c->adds, atomic_read(&c->ran), consumers, ns,
+		c->prod_ns, atomic_read(&c->sleeps), atomic_read(&c->errors));
+}
+
+/* kwq: one producer, @consumers consumers, timed until drained. */
+static int bench_kwq_tput(const char *name, unsigned int adds,
+			  unsigned int key_mod)
+{
+	struct task_struct *prod, *cons[BENCH_CONSUMERS_MAX] = {};
+	struct bench_ctx c;
+	unsigned int i;
+	u64 t0, t1;
+	int ret = 0;
+
+	bench_ctx_init(&c, adds, key_mod);
+	c.q = kwq_create("kwq_bench", NULL);
+	if (IS_ERR(c.q))
+		return PTR_ERR(c.q);
+	for (i = 0; i < consumers; i++) {
+		cons[i] = bench_start(bench_kwq_consumer, &c, "kwq_bench_c", i);
+		if (IS_ERR(cons[i])) {
+			ret = PTR_ERR(cons[i]);
+			goto out;
+		}
+	}
+	prod = bench_start(bench_kwq_producer, &c, "kwq_bench_p", 0);
+	if (IS_ERR(prod)) {
+		ret = PTR_ERR(prod);
+		goto out;
+	}
+	t0 = ktime_get_ns();
+	complete_all(&c.go);
+	wait_for_completion(&c.produced);
+	/* Nothing ready, nothing processing: every item has run. */
+	ret = kwq_shutdown_drain(c.q);
+	t1 = ktime_get_ns();
+	bench_stop(prod);
+	if (!ret)
+		bench_report_tput(name, "kwq", &c, t1 - t0);
+out:
+	kwq_shutdown(c.q);
+	for (i = 0; i < consumers; i++)
+		bench_stop(cons[i]);
+	kwq_destroy(c.q);
+	return ret;
+}
+
+/* The workqueue peer: work items are set up before the clock starts. */
+static int bench_wq_tput(const char *name, unsigned int adds,
+			 unsigned int nr_works, unsigned int key_mod)
+{
+	struct task_struct *prod;
+	struct bench_ctx c;
+	unsigned int i;
+	u64 t0, t1;
+	int ret = 0;
+
+	bench_ctx_init(&c, adds, key_mod);
+	c.works = kvcalloc(nr_works, sizeof(*c.works), GFP_KERNEL);
+	if (!c.works)
+		return -ENOMEM;
+	for (i = 0; i < nr_works; i++) {
+		INIT_WORK(&c.works[i].work, bench_work_fn);
+		c.works[i].c = &c;
+	}
+	c.wq = alloc_workqueue("kwq_bench", WQ_UNBOUND, consumers);
+	if (!c.wq) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	prod = bench_start(bench_wq_producer, &c, "kwq_bench_p", 0);
+	if (IS_ERR(prod)) {
+		ret = PTR_ERR(prod);
+		goto out_wq;
+	}
+	t0 = ktime_get_ns();
+	complete_all(&c.go);
+	wait_for_completion(&c.produced);
+	flush_workqueue(c.wq);
+	t1 = ktime_get_ns();
+	bench_stop(prod);
+	bench_report_tput(name, "workqueue", &c, t1 - t0);
+out_wq:
+	destroy_workqueue(c.wq);
+out_free:
+	kvfree(c.works);
+	return ret;
+}
+
+static int bench_throughput(void)
+{
+	int ret;
+
+	/* Odd repetitions run the peer first: neither always goes second. */
+	if (rep % 2) {
+		ret = bench_wq_tput("throughput", items, items, 0);
+		if (!ret)
+			ret = bench_kwq_tput("throughput", items, 0);
+		return ret;
+	}
+	ret = bench_kwq_tput("throughput", items, 0);
+	if (!ret)
+		ret = bench_wq_tput("throughput", items, items, 0);
+	return ret;
+}
+
+static int bench_hotkey(void)
+{
+	int ret;
+
+	if (rep % 2) {
+		ret = bench_wq_tput("hotkey", items, hot_keys, hot_keys);
+		if (!ret)
+			ret = bench_kwq_tput("hotkey", items, hot_keys);
+		return ret;
+	}
+	ret = bench_kwq_tput("hotkey", items, hot_keys);
+	if (!ret)
+		ret = bench_wq_tput("hotkey", items, hot_keys, hot_keys);
+	return ret;
+}
+
+/* --- scaling --- */
+
+static s64 bench_far_delay(void)
+{
+	/* 1 h .. 2 h: never fires during the run, random tree positions. */
+	return 3600LL * NSEC_PER_SEC + get_random_u32() * 838ULL;
+}
+
+static void bench_scale_report(const char *op, unsigned int n, u64 ops,
+			       u64 ns, int errors)
+{
+	pr_info("RESULT suite=scaling op=%s rep=%u n=%u ops=%llu ns=%llu errors=%d\n",
+		op, rep, n, ops, ns, errors);
+}
+
+static int bench_scale_ready(unsigned int n)
+{
+	u64 add_ns = 0, get_ns = 0, next = n, t;
+	struct kwq_item *item;
+	struct bench_key k;
+	unsigned int i, j;
+	int errors = 0;
+	struct kwq *q;
+
+	q = kwq_create("kwq_bench_scale", NULL);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	for (i = 0; i < n; i++) {
+		bench_key(&k, i);
+		errors += !!kwq_add(q, &k, sizeof(k));
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	msleep(20);	/* let a pending hash resize finish */
+	/* Rounds keep the queue between n and n + BENCH_ROUND keys. */
+	for (i = 0; i < scale_ops; i += BENCH_ROUND) {
+		t = ktime_get_ns();
+		for (j = 0; j < BENCH_ROUND; j++) {
+			bench_key(&k, next++);
+			errors += !!kwq_add(q, &k, sizeof(k));
+		}
+		add_ns += ktime_get_ns() - t;
+		t = ktime_get_ns();
+		for (j = 0; j < BENCH_ROUND; j++) {
+			item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
+			if (IS_ERR(item)) {
+				errors++;
+				continue;
+			}
+			errors += !!kwq_done(q, item);
+		}
+		get_ns += ktime_get_ns() - t;
+		cond_resched();
+	}
+	bench_scale_report("add", n, i, add_ns, errors);
+	bench_scale_report("get_done", n, i, get_ns, errors);
+	kwq_destroy(q);
+	return 0;
+}
+
+static int bench_scale_waiting(unsigned int n)
+{
+	u64 ns = 0, next = n, t;
+	struct bench_key k;
+	unsigned int i, j;
+	int errors = 0;
+	struct kwq *q;
+	s64 *delays;
+
+	delays = kvmalloc_array(BENCH_ROUND, sizeof(*delays), GFP_KERNEL);
+	if (!delays)
+		return -ENOMEM;
+	q = kwq_create("kwq_bench_scale", NULL);
+	if (IS_ERR(q)) {
+		kvfree(delays);
+		return PTR_ERR(q);
+	}
+	for (i = 0; i < n; i++) {
+		bench_key(&k, i);
+		errors += !!kwq_add_after(q, &k, sizeof(k), bench_far_delay());
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	msleep(20);
+	for (i = 0; i < scale_ops; i += BENCH_ROUND) {
+		for (j = 0; j < BENCH_ROUND; j++)
+			delays[j] = bench_far_delay();
+		t = ktime_get_ns();
+		for (j = 0; j < BENCH_ROUND; j++) {
+			bench_key(&k, next + j);
+			errors += !!kwq_add_after(q, &k, sizeof(k), delays[j]);
+		}
+		ns += ktime_get_ns() - t;
+		/* Untimed: back to n waiting keys. */
+		for (j = 0; j < BENCH_ROUND; j++) {
+			bench_key(&k, next + j);
+			errors += !!kwq_remove(q, &k, sizeof(k));
+		}
+		next += BENCH_ROUND;
+		cond_resched();
+	}
+	bench_scale_report("add_after", n, i, ns, errors);
+	kwq_destroy(q);
+	kvfree(delays);
+	return 0;
+}
+
+static int bench_scaling(void)
+{
+	unsigned int n;
+	int ret = 0;
+
+	for (n = 1000; n <= scale_max && !ret; n *= 10) {
+		ret = bench_scale_ready(n);
+		if (!ret)
+			ret = bench_scale_waiting(n);
+	}
+	return ret;
+}
+
+/* --- timer lateness --- */
+
+struct bench_timer {
+	struct kwq *q;
+	u64 *deadline;
+	s64 *late;
+	atomic_t seen;
+	atomic_t errors;
+	struct completion all;
+	unsigned int n;
+};
+
+static struct bench_timer *bench_dw_ctx;
+
+static void bench_timer_seen(struct bench_timer *bt, u64 idx, u64 now)
+{
+	if (idx >= bt->n) {
+		atomic_inc(&bt->errors);
+		return;
+	}
+	bt->late[idx] = now - bt->deadline[idx];
+	if (atomic_inc_return(&bt->seen) == bt->n)
+		complete(&bt->all);
+}
+
+static int bench_timer_consumer(void *arg)
+{
+	struct bench_timer *bt = arg;
+	struct kwq_item *item;
+	u64 now;
+
+	for (;;) {
+		item = kwq_get(bt->q, NULL, 0, KWQ_WAIT_FOREVER);
+		now = ktime_get_ns();
+		if (IS_ERR(item))
+			break;
+		bench_timer_seen(bt, bench_key_idx(item), now);
+		kwq_done(bt->q, item);
+	}
+	bench_idle_until_stopped();
+	return 0;
+}
+
+struct bench_dwork {
+	struct delayed_work dw;
+	u64 idx;
+};
+
+static void bench_dwork_fn(struct work_struct *work)
+{
+	struct bench_dwork *d = container_of(to_delayed_work(work),
+					     struct bench_dwork, dw);
+
+	bench_timer_seen(bench_dw_ctx, d->idx, ktime_get_ns());
+}
+
+static int bench_cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void bench_timer_report(const char *impl, struct bench_timer *bt)
+{
+	unsigned int n = bt->n;
+
+	sort(bt->late, n, sizeof(*bt->late), bench_cmp_s64, NULL);
+	pr_info("RESULT suite=timer impl=%s rep=%u items=%u min_ns=%lld p50_ns=%lld p99_ns=%lld max_ns=%lld errors=%d\n",
+		impl, rep, n, bt->late[0], bt->late[n / 2],
+		bt->late[(u64)n * 99 / 100], bt->late[n - 1],
+		atomic_read(&bt->errors));
+}
+
+static int bench_timer_kwq(struct bench_timer *bt, const s64 *delays)
+{
+	struct task_struct *cons[BENCH_CONSUMERS_MAX] = {};
+	struct bench_key k;
+	unsigned int i;
+	int ret = 0;
+
+	bt->q = kwq_create("kwq_bench_timer", NULL);
+	if (IS_ERR(bt->q))
+		return PTR_ERR(bt->q);
+	for (i = 0; i < consumers; i++) {
+		cons[i] = bench_start(bench_timer_consumer, bt, "kwq_bench_t", i);
+		if (IS_ERR(cons[i])) {
+			ret = PTR_ERR(cons[i]);
+			goto out;
+		}
+	}
+	for (i = 0; i < bt->n; i++) {
+		bench_key(&k, i);
+		bt->deadline[i] = ktime_get_ns() + delays[i];
+		if (kwq_add_after(bt->q, &k, sizeof(k), delays[i]))
+			atomic_inc(&bt->errors);
+	}
+	if (!wait_for_completion_timeout(&bt->all, 60 * HZ))
+		ret = -ETIMEDOUT;
+	else
+		bench_timer_report("kwq", bt);
+out:
+	kwq_shutdown(bt->q);
+	for (i = 0; i < consumers; i++)
+		bench_stop(cons[i]);
+	kwq_destroy(bt->q);
+	return ret;
+}
+
+static int bench_timer_dwork(struct bench_timer *bt, const s64 *delays)
+{
+	struct workqueue_struct *wq;
+	struct bench_dwork *dws;
+	unsigned int i;
+	int ret = 0;
+
+	dws = kvcalloc(bt->n, sizeof(*dws), GFP_KERNEL);
+	if (!dws)
+		return -ENOMEM;
+	wq = alloc_workqueue("kwq_bench_timer", WQ_UNBOUND, consumers);
+	if (!wq) {
+		kvfree(dws);
+		return -ENOMEM;
+	}
+	bench_dw_ctx = bt;
+	for (i = 0; i < bt->n; i++) {
+		INIT_DELAYED_WORK(&dws[i].dw, bench_dwork_fn);
+		dws[i].idx = i;
+	}
+	for (i = 0; i < bt->n; i++) {
+		bt->deadline[i] = ktime_get_ns() + delays[i];
+		/* Rounded up to whole jiffies, as every caller must. */
+		queue_delayed_work(wq, &dws[i].dw,
+				   nsecs_to_jiffies(delays[i] + TICK_NSEC - 1));
+	}
+	if (!wait_for_completion_timeout(&bt->all, 60 * HZ))
+		ret = -ETIMEDOUT;
+	else
+		bench_timer_report("delayed_work", bt);
+	for (i = 0; i < bt->n; i++)
+		cancel_delayed_work_sync(&dws[i].dw);
+	destroy_workqueue(wq);
+	kvfree(dws);
+	return ret;
+}
+
+static int bench_timer(void)
+{
+	struct bench_timer bt = { .n = timer_items };
+	s64 *delays;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	delays = kvmalloc_array(bt.n, sizeof(*delays), GFP_KERNEL);
+	bt.deadline = kvmalloc_array(bt.n, sizeof(*bt.deadline), GFP_KERNEL);
+	bt.late = kvmalloc_array(bt.n, sizeof(*bt.late), GFP_KERNEL);
+	if (!delays || !bt.deadline || !bt.late)
+		goto out;
+	for (i = 0; i < bt.n; i++)
+		delays[i] = NSEC_PER_MSEC +
+			    get_random_u32_below(99 * NSEC_PER_MSEC);
+
+	init_completion(&bt.all);
+	ret = bench_timer_kwq(&bt, delays);
+	if (ret)
+		goto out;
+	atomic_set(&bt.seen, 0);
+	reinit_completion(&bt.all);
+	ret = bench_timer_dwork(&bt, delays);
+out:
+	kvfree(bt.late);
+	kvfree(bt.deadline);
+	kvfree(delays);
+	return ret;
+}
+
+static int __init bench_init(void)
+{
+	int ret;
+
+	if (!consumers || consumers > BENCH_CONSUMERS_MAX || !items ||
+	    items > BENCH_ITEMS_MAX || !hot_keys || hot_keys > items ||
+	    scale_max > BENCH_ITEMS_MAX || !scale_ops ||
+	    scale_ops % BENCH_ROUND || !timer_items ||
+	    timer_items > BENCH_ITEMS_MAX)
+		return -EINVAL;
+	if (!strcmp(suite, "throughput"))
+		ret = bench_throughput();
+	else if (!strcmp(suite, "hotkey"))
+		ret = bench_hotkey();
+	else if (!strcmp(suite, "scaling"))
+		ret = bench_scaling();
+	else if (!strcmp(suite, "timer"))
+		ret = bench_timer();
+	else
+		ret = -EINVAL;
+	if (ret)
+		pr_err("RESULT suite=%s rep=%u error=%d\n", suite, rep, ret);
+	else
+		pr_info("DONE suite=%s rep=%u\n", suite, rep);
+	/* The work is done at load; stay loaded so the result is "ok". */
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+
+MODULE_DESCRIPTION("kwq benchmarks against the kernel workqueue");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq_ubench: userspace benchmarks of /dev/kwq against POSIX mqueue, run
+ * inside the benchmark VM by tools/bench/bench.sh.
+ *
+ *   kwq_ubench throughput kwq_single|kwq_batch|mqueue ITEMS REP
+ *	one producer process and one consumer process move ITEMS 16-byte
+ *	keys; timed from "go" until both have exited. kwq_single: add; get;
+ *	done per key. kwq_batch: 64 keys per add, get and done call.
+ *	mqueue: mq_send / mq_receive of the same 16 bytes.
+ *   kwq_ubench phases kwq_single|kwq_batch|mqueue ITEMS REP
+ *	one process: all ITEMS puts, then all takes, each side timed (the
+ *	cost per item without contention; mqueue: ITEMS <= 65536).
+ *   kwq_ubench memory ITEMS REP
+ *	add ITEMS 16-byte keys and report the kwq_node slab growth (boot
+ *	with slab_nomerge so the cache is kwq's alone).
+ *
+ * Results are lines "RESULT suite=... key=value ..." on stdout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kwq.h"
+
+#define QNAME		"kwq_ubench"
+#define MQNAME		"/kwq_ubench"
+#define BATCH		64
+#define KEY_LEN		16
+#define MQ_DEPTH	4096
+
+enum impl { KWQ_SINGLE, KWQ_BATCH, MQUEUE };
+
+static const char *const impl_names[] = { "kwq_single", "kwq_batch", "mqueue" };
+
+static void die(const char *what)
+{
+	fprintf(stderr, "kwq_ubench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* 16-byte keys: an index and a constant tag, as the kernel benchmark. */
+static void make_key(unsigned char *key, uint64_t idx)
+{
+	static const uint64_t tag = 0x6b77712d62656e63ULL;
+
+	memcpy(key, &idx, 8);
+	memcpy(key + 8, &tag, 8);
+}
+
+static int open_queue(void)
+{
+	int fd = kwq_open_dev(NULL);
+
+	if (fd < 0)
+		die("open /dev/kwq");
+	if (kwq_open(fd, QNAME))
+		die("kwq_open");
+	return fd;
+}
+
+static void produce(enum impl impl, unsigned long items)
+{
+	unsigned char key[KEY_LEN], recs[BATCH * KWQ_REC_SIZE(KEY_LEN)];
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	unsigned long i, j;
+	mqd_t mq;
+	int fd;
+
+	switch (impl) {
+	case KWQ_SINGLE:
+		fd = open_queue();
+		for (i = 0; i < items; i++) {
+			make_key(key, i);
+			if (kwq_add(fd, key, KEY_LEN))
+				die("kwq_add");
+		}
+		break;
+	case KWQ_BATCH:
+		fd = open_queue();
+		rb.buf = recs;
+		rb.cap = sizeof(recs);
+		for (i = 0; i < items; i += j) {
+			rb.len = 0;
+			for (j = 0; j < BATCH && i + j < items; j++) {
+				make_key(key, i + j);
+				rb.len += kwq_rec_pack(recs + rb.len,
+						       sizeof(recs) - rb.len,
+						       key, KEY_LEN, 0);
+			}
+			rb.nr = j;
+			if (kwq_add_batch(fd, &rb, NULL, NULL))
+				die("kwq_add_batch");
+		}
+		break;
+	case MQUEUE:
+		mq = mq_open(MQNAME, O_WRONLY);
+		if (mq == (mqd_t)-1)
+			die("mq_open");
+		for (i = 0; i < items; i++) {
+			make_key(key, i);
+			if (mq_send(mq, (const char *)key, KEY_LEN, 0))
+				die("mq_send");
+		}
+		break;
+	}
+}
+
+static void consume(enum impl impl, unsigned long items)
+{
+	static unsigned char buf[BATCH * KWQ_REC_SIZE_MAX];
+	unsigned long got = 0;
+	struct kwq_recbuf rb;
+	size_t used;
+	mqd_t mq;
+	long n;
+	int fd;
+
+	switch (impl) {
+	case KWQ_SINGLE:
+		fd = open_queue();
+		while (got < items) {
+			n = kwq_get(fd, buf, sizeof(buf), 0, -1);
+			if (n < 0)
+				die("kwq_get");
+			if (kwq_done(fd, buf, n))
+				die("kwq_done");
+			got++;
+		}
+		break;
+	case KWQ_BATCH:
+		fd = open_queue();
+		while (got < items) {
+			n = kwq_get_batch(fd, buf, sizeof(buf), BATCH, 0, -1,
+					  &used);
+			if (n < 0)
+				die("kwq_get_batch");
+			/* Records of a get (priority 0) are valid for done. */
+			rb.buf = buf;
+			rb.len = used;
+			rb.cap = sizeof(buf);
+			rb.nr = n;
+			if (kwq_done_batch(fd, &rb, NULL))
+				die("kwq_done_batch");
+			got += n;
+		}
+		break;
+	case MQUEUE:
+		mq = mq_open(MQNAME, O_RDONLY);
+		if (mq == (mqd_t)-1)
+			die("mq_open");
+		while (got < items) {
+			if (mq_receive(mq, (char *)buf, KEY_LEN, NULL) != KEY_LEN)
+				die("mq_receive");
+			got++;
+		}
+		break;
+	}
+}
+
+/* Fork a child that signals @ready, waits for @go, then runs @fn. */
+static pid_t spawn(void (*fn)(enum impl, unsigned long), enum impl impl,
+		   unsigned long items, int ready, int go)
+{
+	pid_t pid = fork();
+	char c = 0;
+
+	if (pid < 0)
+		die("fork");
+	if (pid)
+		return pid;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		_exit(1);
+	fn(impl, items);
+	_exit(0);
+}
+
+static int throughput(enum impl impl, unsigned long items, unsigned int rep)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct mq_attr attr = { .mq_maxmsg = MQ_DEPTH, .mq_msgsize = KEY_LEN };
+	int ready[2], go[2], st, fd = -1, ok = 1;
+	pid_t cons, prod;
+	uint64_t t0, t1;
+	char c[2] = {};
+	mqd_t mq;
+
+	if (impl == MQUEUE) {
+		/* A deep queue needs more than the default 800 KiB. */
+		setrlimit(RLIMIT_MSGQUEUE, &unlimited);
+		mq_unlink(MQNAME);
+		mq = mq_open(MQNAME, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+		if (mq == (mqd_t)-1)
+			die("mq_open O_CREAT");
+		mq_close(mq);
+	} else {
+		fd = kwq_open_dev(NULL);
+		if (fd < 0)
+			die("open /dev/kwq");
+		kwq_destroy(fd, QNAME);
+		if (kwq_create(fd, QNAME, NULL))
+			die("kwq_create");
+	}
+	if (pipe(ready) || pipe(go))
+		die("pipe");
+	cons = spawn(consume, impl, items, ready[1], go[0]);
+	prod = spawn(produce, impl, items, ready[1], go[0]);
+	if (read(ready[0], c, 1) != 1 || read(ready[0], c, 1) != 1)
+		die("read ready");
+	t0 = now_ns();
+	if (write(go[1], c, 2) != 2)
+		die("write go");
+	if (waitpid(cons, &st, 0) < 0)
+		die("waitpid");
+	ok &= WIFEXITED(st) && !WEXITSTATUS(st);
+	if (waitpid(prod, &st, 0) < 0)
+		die("waitpid");
+	ok &= WIFEXITED(st) && !WEXITSTATUS(st);
+	t1 = now_ns();
+	if (impl == MQUEUE) {
+		mq_unlink(MQNAME);
+	} else {
+		kwq_destroy(fd, QNAME);
+		close(fd);
+	}
+	if (!ok) {
+		fprintf(stderr, "kwq_ubench: %s: a child failed\n", impl_names[impl]);
+		return 1;
+	}
+	printf("RESULT suite=user impl=%s rep=%u items=%lu ns=%llu\n",
+	       impl_names[impl], rep, items, (unsigned long long)(t1 - t0));
+	return 0;
+}
+
+/*
+ * The same work without a second process: all puts, then all takes, so
+ * each side's cost per item is seen without contention or wakeups.
+ */
+static int run_phases(enum impl impl, unsigned long items, unsigned int rep)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct mq_attr attr = { .mq_maxmsg = items, .mq_msgsize = KEY_LEN };
+	uint64_t t0, t1, t2;
+	mqd_t mq;
+	int fd;
+
+	if (impl == MQUEUE) {
+		setrlimit(RLIMIT_MSGQUEUE, &unlimited);
+		mq_unlink(MQNAME);
+		mq = mq_open(MQNAME, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+		if (mq == (mqd_t)-1)
+			die("mq_open O_CREAT (at most 65536 items)");
+		mq_close(mq);
+	} else {
+		fd = kwq_open_dev(NULL);
+		if (fd < 0)
+			die("open /dev/kwq");
+		kwq_destroy(fd, QNAME);
+		if (kwq_create(fd, QNAME, NULL))
+			die("kwq_create");
+	}
+	t0 = now_ns();
+	produce(impl, items);
+	t1 = now_ns();
+	consume(impl, items);
+	t2 = now_ns();
+	if (impl == MQUEUE) {
+		mq_unlink(MQNAME);
+	} else {
+		kwq_destroy(fd, QNAME);
+		close(fd);
+	}
+	printf("RESULT suite=uphases impl=%s rep=%u items=%lu put_ns=%llu take_ns=%llu\n",
+	       impl_names[impl], rep, items, (unsigned long long)(t1 - t0),
+	       (unsigned long long)(t2 - t1));
+	return 0;
+}
+
+/* First number in a sysfs or procfs file (after @prefix, if given). */
+static long long read_num(const char *path, const char *prefix)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (prefix && strncmp(line, prefix, strlen(prefix)))
+			continue;
+		v = strtoll(line + (prefix ? strlen(prefix) : 0), NULL, 10);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+struct memsnap {
+	long long slabs, objects;
+};
+
+#define SLAB_DIR "/sys/kernel/slab/kwq_node/"
+
+static void snap(struct memsnap *m)
+{
+	m->slabs = read_num(SLAB_DIR "slabs", NULL);
+	m->objects = read_num(SLAB_DIR "objects", NULL);
+}
+
+static int run_memory(unsigned long items, unsigned int rep)
+{
+	unsigned char key[KEY_LEN], recs[4096 * KWQ_REC_SIZE(KEY_LEN)];
+	struct kwq_recbuf rb = { recs, 0, sizeof(recs), 0 };
+	long long order, slab_size, object_size;
+	struct memsnap a, b;
+	unsigned long i, j;
+	int fd;
+
+	fd = kwq_open_dev(NULL);
+	if (fd < 0)
+		die("open /dev/kwq");
+	kwq_destroy(fd, QNAME);
+	if (kwq_create(fd, QNAME, NULL))
+		die("kwq_create");
+	order = read_num(SLAB_DIR "order", NULL);
+	slab_size = read_num(SLAB_DIR "slab_size", NULL);
+	object_size = read_num(SLAB_DIR "object_size", NULL);
+	usleep(200000);
+	snap(&a);
+	for (i = 0; i < items; i += j) {
+		rb.len = 0;
+		for (j = 0; j < 4096 && i + j < items; j++) {
+			make_key(key, i + j);
+			rb.len += kwq_rec_pack(recs + rb.len, sizeof(recs) - rb.len,
+					       key, KEY_LEN, 0);
+		}
+		rb.nr = j;
+		if (kwq_add_batch(fd, &rb, NULL, NULL))
+			die("kwq_add_batch");
+	}
+	usleep(200000);	/* the hash table resize runs from a work item */
+	snap(&b);
+	kwq_destroy(fd, QNAME);
+	close(fd);
+	if (a.slabs < 0 || order < 0) {
+		fprintf(stderr, "kwq_ubench: no %s (boot with slab_nomerge)\n",
+			SLAB_DIR);
+		return 1;
+	}
+	printf("RESULT suite=memory rep=%u items=%lu object_size=%lld",
+	       rep, items, object_size);
+	printf(" slab_size=%lld slab_bytes=%lld objects=%lld\n", slab_size,
+	       (b.slabs - a.slabs) * (4096LL << order), b.objects - a.objects);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long items;
+	unsigned int rep;
+	int i;
+
+	if (argc == 5 && !strcmp(argv[1], "throughput")) {
+		items = strtoul(argv[3], NULL, 0);
+		rep = strtoul(argv[4], NULL, 0);
+		for (i = 0; i < 3; i++)
+			if (!strcmp(argv[2], impl_names[i]))
+				return throughput(i, items, rep);
+	} else if (argc == 5 && !strcmp(argv[1], "phases")) {
+		items = strtoul(argv[3], NULL, 0);
+		rep = strtoul(argv[4], NULL, 0);
+		for (i = 0; i < 3; i++)
+			if (!strcmp(argv[2], impl_names[i]))
+				return run_phases(i, items, rep);
+	} else if (argc == 4 && !strcmp(argv[1], "memory")) {
+		items = strtoul(argv[2], NULL, 0);
+		rep = strtoul(argv[3], NULL, 0);
+		return run_memory(items, rep);
+	}
+	fprintf(stderr, "usage: kwq_ubench throughput|phases IMPL ITEMS REP\n"
+		"       (IMPL: kwq_single, kwq_batch or mqueue)\n"
+		"       kwq_ubench memory ITEMS REP\n");
+	return 2;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Module lifecycle, in the test VM (root, busybox sh, kwqctl in PATH,
+# modules in /kwq): rmmod kwq is refused while an fd of /dev/kwq is open
+# and while another module (kwq_example, which uses kwq's exported
+# symbols) holds a queue; then 100 insmod/rmmod cycles, each with a short
+# workload and a queue left behind with keys ready, processing and
+# waiting (the unload destroys it). The harness loaded kwq.ko before this
+# test and unloads it after, so it leaves kwq loaded. kmemleak is checked
+# by the harness at the end of the run. Prints KTAP like tests/ktap.h.
+CYCLES=${CYCLES:-100}
+MOD=${KWQ_MOD:-/kwq/kwq.ko}
+EXAMPLE=${KWQ_EXAMPLE:-/kwq/kwq_example.ko}
+PLAN=8
+n=0
+failed=0
+(sleep 280; echo "    # TIMEOUT: lifecycle_test hung"; kill -9 $$) 2>/dev/null &
+watchdog=$!
+
+echo "KTAP version 1"
+echo "1..1"
+echo "    KTAP version 1"
+echo "    # Subtest: kwq_lifecycle"
+echo "    1..$PLAN"
+
+pass() { n=$((n + 1)); echo "    ok $n $1"; }
+fail() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "    # $1: $2" | head -c 600
+	echo
+	echo "    not ok $n $1"
+}
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "$3"; fi; }
+loaded() { grep -q "^kwq " /proc/modules; }
+# wait_dev: devtmpfs creates /dev/kwq at misc_register
+wait_dev() {
+	w=0
+	while [ ! -c /dev/kwq ] && [ $w -lt 50 ]; do sleep 0.1; w=$((w + 1)); done
+	[ -c /dev/kwq ]
+}
+
+loaded
+check kwq_loaded_at_start $? "kwq is not loaded"
+
+# 1. an open fd pins the module
+exec 3<>/dev/kwq
+out=$(rmmod kwq 2>&1)
+r=$?
+loaded
+[ $r != 0 ] && loaded
+check rmmod_refused_while_fd_open $? "rmmod exit $r: $out"
+exec 3>&-
+
+# 2. a module using kwq's symbols (and holding a queue) pins it
+if [ -f "$EXAMPLE" ]; then
+	insmod "$EXAMPLE"
+	r1=$?
+	out=$(rmmod kwq 2>&1)
+	r=$?
+	[ $r1 = 0 ] && [ $r != 0 ] && loaded
+	check rmmod_refused_while_module_holds_queue $? "insmod example $r1, rmmod kwq $r: $out"
+	rmmod kwq_example
+	check rmmod_example_then_ok $? "rmmod kwq_example failed"
+else
+	n=$((n + 1)); echo "    ok $n rmmod_refused_while_module_holds_queue # SKIP no $EXAMPLE"
+	n=$((n + 1)); echo "    ok $n rmmod_example_then_ok # SKIP no $EXAMPLE"
+fi
+
+# 3. cycles: load, short workload, leave a populated queue, unload
+bad=0 why=
+i=0
+while [ $i -lt "$CYCLES" ]; do
+	i=$((i + 1))
+	if ! out=$(rmmod kwq 2>&1); then bad=1; why="cycle $i: rmmod: $out"; break; fi
+	if ! out=$(insmod "$MOD" 2>&1); then bad=1; why="cycle $i: insmod: $out"; break; fi
+	if ! wait_dev; then bad=1; why="cycle $i: no /dev/kwq"; break; fi
+	q=cyc$i
+	{
+		kwqctl create $q --max-items 1000 &&
+		kwqctl add $q a b c d e f &&
+		kwqctl add $q --after 1h later &&
+		kwqctl get $q --timeout 0 -n 2 >/dev/null &&
+		kwqctl done $q a &&
+		kwqctl add-rate-limited $q g >/dev/null &&
+		[ "$(kwqctl len $q)" -ge 4 ]
+	} >/tmp/lc.out 2>&1 || { bad=1; why="cycle $i: workload: $(cat /tmp/lc.out)"; break; }
+	# a second queue, destroyed: both paths of teardown
+	kwqctl create tmp$i && kwqctl add tmp$i x && kwqctl destroy tmp$i ||
+		{ bad=1; why="cycle $i: create/destroy"; break; }
+done
+# one more unload (of cycle $CYCLES's queues) and load
+[ $bad = 0 ] && { out=$(rmmod kwq 2>&1 && insmod "$MOD" 2>&1 && wait_dev) ||
+	{ bad=1; why="final reload: $out"; }; }
+check "insmod_rmmod_${CYCLES}_cycles_with_workload" $bad "$why"
+echo "    # $i cycles"
+
+# the module left loaded for the harness, and working
+loaded
+check kwq_loaded_at_end $? "kwq not loaded after the cycles"
+kwqctl create lc-final >/dev/null 2>&1 && kwqctl add lc-final k >/dev/null 2>&1 &&
+	[ "$(kwqctl len lc-final)" = 1 ] && kwqctl destroy lc-final
+check kwq_works_after_cycles $? "final workload failed"
+# rmmod must drop every queue it destroyed: nothing lingers in /dev/kwq's list
+[ -z "$(kwqctl list 2>/dev/null | grep '^cyc')" ]
+check no_queue_survives_unload $? "$(kwqctl list 2>&1 | head -3)"
+
+kill $watchdog 2>/dev/null
+[ $n = $PLAN ] || { echo "    # planned $PLAN, ran $n"; failed=$((failed + 1)); }
+if [ $failed = 0 ]; then echo "ok 1 kwq_lifecycle"; else echo "not ok 1 kwq_lifecycle"; fi
+[ $failed = 0 ]

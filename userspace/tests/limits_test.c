@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Limits, each hit cleanly with nothing lost and the queue intact:
+ *  - the item cap (max_items): ENOSPC, a batch stops at the cap;
+ *  - queues per user (module parameter max_queues_per_user): EDQUOT;
+ *  - a memory cgroup's memory.max (the nodes are SLAB_ACCOUNT): ENOMEM,
+ *    every key accepted before it is still there exactly once.
+ * Runs as root; the per-user and memcg parts run in children.
+ */
+#include "kwqtest.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#define PARAM	"/sys/module/kwq/parameters/max_queues_per_user"
+#define CG	"/sys/fs/cgroup"
+#define CGK	CG "/kwq-limits"
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static long read_num(const char *path, const char *field)
+{
+	char buf[4096], *p;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!field)
+		return atol(buf);
+	p = strstr(buf, field);
+	return p ? atol(p + strlen(field) + 1) : -1;
+}
+
+/* Take every ready key: each must be "<prefix><i>", i < n, seen once. */
+static int drain_check(int fd, const char *prefix, unsigned int n, unsigned int *got)
+{
+	static unsigned char buf[KWQ_REC_SIZE_MAX * 64];
+	unsigned char *seen = calloc(n ? n : 1, 1);
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	size_t used, off, len, pl = strlen(prefix);
+	const void *key;
+	int prio, bad = 0;
+
+	*got = 0;
+	while (kwq_get_batch(fd, buf, sizeof(buf), 64, 0, 0, &used) > 0) {
+		off = 0;
+		kwq_recbuf_reset(&rb);
+		while (kwq_rec_next(buf, used, &off, &key, &len, &prio) > 0) {
+			char tmp[KWQ_KEY_LEN_MAX + 1];
+			unsigned long i;
+
+			memcpy(tmp, key, len);
+			tmp[len] = '\0';
+			i = strncmp(tmp, prefix, pl) ? n : strtoul(tmp + pl, NULL, 10);
+			if (i >= n || seen[i]++)
+				bad++;
+			(*got)++;
+			kwq_recbuf_push(&rb, key, len, 0);
+		}
+		kwq_done_batch(fd, &rb, NULL);
+	}
+	kwq_recbuf_free(&rb);
+	free(seen);
+	return bad;
+}
+
+static void item_cap(void)
+{
+	struct kwq_queue_opts o = { .max_items = 100 };
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	struct kwq_stats_args st;
+	char name[KWQ_NAME_LEN], key[32];
+	unsigned int i, done = 99, got;
+	int fd = kt_queue("cap", &o, name), r;
+
+	for (i = 0; i < 95; i++)
+		kt_add(fd, (sprintf(key, "c%u", i), key));
+	for (i = 95; i < 105; i++)
+		kwq_recbuf_push(&rb, key, (size_t)sprintf(key, "c%u", i), 0);
+	errno = 0;
+	r = kwq_add_batch(fd, &rb, NULL, &done);
+	ktap_check(r < 0 && errno == ENOSPC && done == 5, "cap_batch_stops_with_enospc",
+		   "ret %d errno %s done %u", r, kt_ename(errno), done);
+	KT_ERR(kt_add(fd, "one-more"), ENOSPC, "cap_single_add_enospc");
+	KT_OK(kt_add(fd, "c7"), "cap_readd_of_queued_key_ok");
+	ktap_check(kt_len(fd) == 100, "cap_queue_intact", "len %ld", kt_len(fd));
+	r = drain_check(fd, "c", 100, &got);
+	ktap_check(!r && got == 100 && kwq_stats(fd, &st) == 0 && !st.processing &&
+		   !st.len, "cap_every_accepted_key_once",
+		   "bad %d got %u processing %llu", r, got,
+		   (unsigned long long)st.processing);
+	KT_OK(kt_add(fd, "after-drain"), "cap_room_again_after_done");
+	kwq_recbuf_free(&rb);
+	kwq_destroy(fd, name);
+	close(fd);
+}
+
+/* Child as uid 4242: create until EDQUOT; returns the count. */
+static int quota_child(int limit, int pipe_w)
+{
+	char name[KWQ_NAME_LEN];
+	int fds[16], n = 0, e = 0, i, fd;
+
+	if (setgid(4242) < 0 || setuid(4242) < 0)
+		_exit(10);
+	for (i = 0; i < limit + 2 && i < 16; i++) {
+		fd = kt_dev();
+		snprintf(name, sizeof(name), "quota-%d-%d", (int)getpid(), i);
+		if (kwq_create(fd, name, NULL) < 0) {
+			e = errno;
+			close(fd);
+			break;
+		}
+		fds[n++] = fd;
+	}
+	/* one destroyed: room for one more */
+	snprintf(name, sizeof(name), "quota-%d-0", (int)getpid());
+	kwq_destroy(fds[0], name);
+	fd = kt_dev();
+	snprintf(name, sizeof(name), "quota-%d-again", (int)getpid());
+	i = kwq_create(fd, name, NULL) == 0;
+	kwq_destroy(fd, name);
+	for (int j = 1; j < n; j++) {
+		snprintf(name, sizeof(name), "quota-%d-%d", (int)getpid(), j);
+		kwq_destroy(fds[j], name);
+	}
+	dprintf(pipe_w, "%d %d %d\n", n, e, i);
+	_exit(0);
+}
+
+static void per_user(void)
+{
+	char old[32] = "", line[64] = "";
+	int p[2], n = -1, e = -1, again = -1, fd;
+	pid_t pid;
+	ssize_t r;
+
+	fd = open(PARAM, O_RDONLY);
+	if (fd < 0) {
+		ktap_skip("per_user_limit_edquot", "no " PARAM);
+		ktap_skip("per_user_limit_frees_on_destroy", "no " PARAM);
+		return;
+	}
+	r = read(fd, old, sizeof(old) - 1);
+	close(fd);
+	if (r <= 0 || write_file(PARAM, "3") < 0 || pipe(p) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0)
+		quota_child(3, p[1]);
+	close(p[1]);
+	r = read(p[0], line, sizeof(line) - 1);
+	kt_wait(pid);
+	write_file(PARAM, old);
+	if (r > 0)
+		sscanf(line, "%d %d %d", &n, &e, &again);
+	ktap_check(n == 3 && e == EDQUOT, "per_user_limit_edquot",
+		   "created %d, then %s", n, kt_ename(e));
+	ktap_check(again == 1, "per_user_limit_frees_on_destroy", "child '%s'", line);
+}
+
+/*
+ * Child in a cgroup with a small memory.max: add distinct 200-byte keys
+ * until ENOMEM. Reports "accepted errno" and waits to be killed, holding
+ * the queue (the parent checks it).
+ */
+static void memcg_child(const char *name, int pipe_w)
+{
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	char key[256], pid[32];
+	unsigned int n = 0, done, j;
+	int fd, e = 0, root;
+
+	/* everything this process needs is allocated before it moves */
+	fd = kt_attach(name);
+	memset(key, 'm', sizeof(key));
+	for (j = 0; j < 64; j++)
+		kwq_recbuf_push(&rb, key, 200, 0);	/* grow it now */
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	/* opened now: at the limit an open() would invoke the memcg OOM killer */
+	root = open(CG "/cgroup.procs", O_WRONLY);
+	if (root < 0 || write_file(CGK "/cgroup.procs", pid) < 0)
+		_exit(10);
+	while (n < 2000000) {
+		kwq_recbuf_reset(&rb);
+		for (j = 0; j < 64; j++) {
+			int l = sprintf(key, "m%u-", n + j);
+
+			key[l] = 'x';
+			kwq_recbuf_push(&rb, key, 200, 0);
+		}
+		done = 0;
+		if (kwq_add_batch(fd, &rb, NULL, &done) < 0) {
+			n += done;
+			e = errno;
+			break;
+		}
+		n += done;
+	}
+	/* back to the root cgroup before anything else allocates */
+	if (write(root, pid, strlen(pid)) < 0)
+		_exit(11);
+	dprintf(pipe_w, "%u %d\n", n, e);
+	pause();
+	_exit(0);
+}
+
+static void memcg(void)
+{
+	static const char *names[] = { "memcg_limit_enomem", "memcg_usage_within_max",
+				       "memcg_every_accepted_key_once",
+				       "memcg_queue_usable_after" };
+	char name[KWQ_NAME_LEN], line[64] = "", keyp[8];
+	struct kwq_stats_args st;
+	unsigned int n = 0, got = 0, i;
+	long max_ev, cur;
+	int p[2], e = -1, fd, bad;
+	pid_t pid;
+	ssize_t r;
+
+	mkdir(CG, 0755);
+	if (access(CG "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CG, "cgroup2", 0, NULL) < 0) {
+		for (i = 0; i < 4; i++)
+			ktap_skip(names[i], "no cgroup2");
+		return;
+	}
+	write_file(CG "/cgroup.subtree_control", "+memory");
+	rmdir(CGK);
+	if (mkdir(CGK, 0755) < 0 || write_file(CGK "/memory.max", "16M") < 0) {
+		for (i = 0; i < 4; i++)
+			ktap_skip(names[i], "no memory controller");
+		return;
+	}
+	fd = kt_queue("memcg", NULL, name);
+	if (pipe(p) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0)
+		memcg_child(name, p[1]);
+	close(p[1]);
+	r = read(p[0], line, sizeof(line) - 1);
+	if (r > 0)
+		sscanf(line, "%u %d", &n, &e);
+	max_ev = read_num(CGK "/memory.events", "max");
+	cur = read_num(CGK "/memory.peak", NULL);
+	printf("    # memcg: %u keys accepted, then %s; memory.events max %ld, peak %ld\n",
+	       n, kt_ename(e), max_ev, cur);
+	ktap_check(n > 0 && e == ENOMEM, "memcg_limit_enomem",
+		   "accepted %u then %s (child '%s')", n, kt_ename(e), line);
+	ktap_check(cur < 0 || cur <= 16L << 20, "memcg_usage_within_max",
+		   "peak %ld > memory.max", cur);
+	bad = drain_check(fd, "m", n, &got);
+	ktap_check(!bad && got == n && kwq_stats(fd, &st) == 0 && !st.processing,
+		   "memcg_every_accepted_key_once", "bad %d got %u of %u", bad, got, n);
+	kill(pid, SIGKILL);
+	kt_wait(pid);
+	sprintf(keyp, "again");
+	ktap_check(kt_add(fd, keyp) == 0 && kt_len(fd) == 1, "memcg_queue_usable_after",
+		   "%s", strerror(errno));
+	kwq_destroy(fd, name);
+	close(fd);
+	rmdir(CGK);
+}
+
+int main(void)
+{
+	kt_setup("kwq_limits", 12, 300);
+	item_cap();
+	per_user();
+	memcg();
+	return ktap_end();
+}
