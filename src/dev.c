@@ -798,67 +798,64 @@ static int kwq_ioc_stats(struct kwq_file *kf, unsigned int cmd,
 	return 0;
 }
 
+/*
+ * The direction each ioctl number must carry. Its size is not checked
+ * here: it is the version of the argument struct (kwq_copy_args).
+ */
+static const u8 kwq_ioc_dir[] = {
+	[_IOC_NR(KWQ_IOC_CREATE)] = _IOC_DIR(KWQ_IOC_CREATE),
+	[_IOC_NR(KWQ_IOC_OPEN)] = _IOC_DIR(KWQ_IOC_OPEN),
+	[_IOC_NR(KWQ_IOC_DESTROY)] = _IOC_DIR(KWQ_IOC_DESTROY),
+	[_IOC_NR(KWQ_IOC_LIST)] = _IOC_DIR(KWQ_IOC_LIST),
+	[_IOC_NR(KWQ_IOC_ADD)] = _IOC_DIR(KWQ_IOC_ADD),
+	[_IOC_NR(KWQ_IOC_GET)] = _IOC_DIR(KWQ_IOC_GET),
+	[_IOC_NR(KWQ_IOC_DONE)] = _IOC_DIR(KWQ_IOC_DONE),
+	[_IOC_NR(KWQ_IOC_FORGET)] = _IOC_DIR(KWQ_IOC_FORGET),
+	[_IOC_NR(KWQ_IOC_REMOVE)] = _IOC_DIR(KWQ_IOC_REMOVE),
+	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = _IOC_DIR(KWQ_IOC_NUM_REQUEUES),
+	[_IOC_NR(KWQ_IOC_LEN)] = _IOC_DIR(KWQ_IOC_LEN),
+	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = _IOC_DIR(KWQ_IOC_SHUTDOWN),
+	[_IOC_NR(KWQ_IOC_STATS)] = _IOC_DIR(KWQ_IOC_STATS),
+};
+
 static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct kwq_file *kf = file->private_data;
-	unsigned int dir = _IOC_DIR(cmd);
+	unsigned int nr = _IOC_NR(cmd);
 
-	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC)
+	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC || nr >= ARRAY_SIZE(kwq_ioc_dir) ||
+	    _IOC_DIR(cmd) != kwq_ioc_dir[nr])
 		return -ENOTTY;
-	/* Dispatch on the number; the size is the struct's version. */
-	switch (_IOC_NR(cmd)) {
+	switch (nr) {
 	case _IOC_NR(KWQ_IOC_CREATE):
-		if (dir != _IOC_DIR(KWQ_IOC_CREATE))
-			break;
 		return kwq_ioc_create(kf, cmd, arg);
 	case _IOC_NR(KWQ_IOC_OPEN):
-		if (dir != _IOC_DIR(KWQ_IOC_OPEN))
-			break;
 		return kwq_ioc_open(kf, cmd, arg);
 	case _IOC_NR(KWQ_IOC_DESTROY):
-		if (dir != _IOC_DIR(KWQ_IOC_DESTROY))
-			break;
 		return kwq_ioc_destroy(cmd, arg);
 	case _IOC_NR(KWQ_IOC_LIST):
-		if (dir != _IOC_DIR(KWQ_IOC_LIST))
-			break;
 		return kwq_ioc_list(cmd, arg);
 	case _IOC_NR(KWQ_IOC_ADD):
-		if (dir != _IOC_DIR(KWQ_IOC_ADD))
-			break;
 		return kwq_ioc_keys(kf, KWQ_OP_ADD, cmd, arg);
 	case _IOC_NR(KWQ_IOC_GET):
-		if (dir != _IOC_DIR(KWQ_IOC_GET))
-			break;
 		return kwq_ioc_get(file, kf, cmd, arg);
 	case _IOC_NR(KWQ_IOC_DONE):
-		if (dir != _IOC_DIR(KWQ_IOC_DONE))
-			break;
 		return kwq_ioc_keys(kf, KWQ_OP_DONE, cmd, arg);
 	case _IOC_NR(KWQ_IOC_FORGET):
-		if (dir != _IOC_DIR(KWQ_IOC_FORGET))
-			break;
 		return kwq_ioc_keys(kf, KWQ_OP_FORGET, cmd, arg);
 	case _IOC_NR(KWQ_IOC_REMOVE):
-		if (dir != _IOC_DIR(KWQ_IOC_REMOVE))
-			break;
 		return kwq_ioc_keys(kf, KWQ_OP_REMOVE, cmd, arg);
 	case _IOC_NR(KWQ_IOC_NUM_REQUEUES):
-		if (dir != _IOC_DIR(KWQ_IOC_NUM_REQUEUES))
-			break;
 		return kwq_ioc_num_requeues(kf, cmd, arg);
 	case _IOC_NR(KWQ_IOC_LEN):
+		/* Not a versioned struct: the size must match too. */
 		if (cmd != KWQ_IOC_LEN)
-			break;
+			return -ENOTTY;
 		return kwq_ioc_len(kf, arg);
 	case _IOC_NR(KWQ_IOC_SHUTDOWN):
-		if (dir != _IOC_DIR(KWQ_IOC_SHUTDOWN))
-			break;
 		return kwq_ioc_shutdown(kf, cmd, arg);
 	case _IOC_NR(KWQ_IOC_STATS):
-		if (dir != _IOC_DIR(KWQ_IOC_STATS))
-			break;
 		return kwq_ioc_stats(kf, cmd, arg);
 	}
 	return -ENOTTY;

@@ -200,7 +200,7 @@ if [[ " $sections " == *" stock "* ]]; then
 		fi
 		[ -f "$KWQ_OUT/mod-$v/kwq.ko" ] || continue
 		plan no >"$KWQ_OUT/plan-$v"
-		vm_run "stock-$v" "$image" "$KWQ_OUT/plan-$v" 300 \
+		vm_run "stock-$v" "$image" "$KWQ_OUT/plan-$v" 600 \
 			"$KWQ_OUT/mod-$v/kwq.ko=/kwq/kwq.ko" \
 			"$KWQ_OUT/mod-$v/kwq_example.ko=/kwq/kwq_example.ko" "${user_files[@]}"
 	done
