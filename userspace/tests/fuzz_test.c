@@ -517,6 +517,26 @@ static void op_keys(struct worker *w, int op)
 		     offsetof(struct kwq_keys_args, delays));
 }
 
+/* DONE a key that is not one of ours, through the fd that got it. */
+static void done_foreign(struct worker *w, struct tfd *t, const void *key,
+			 size_t len)
+{
+	struct kwq_keys_args a = {};
+	unsigned char rec[KWQ_REC_SIZE_MAX];
+	long m = kwq_rec_pack(rec, sizeof(rec), key, len, 0);
+
+	if (m <= 0)
+		return;
+	a.recs = (uintptr_t)rec;
+	a.recs_len = (uint32_t)m;
+	a.nr = 1;
+	if (do_ioctl(w, t->fd, KWQ_IOC_DONE, &a, 6) < 0) {
+		atomic_fetch_add(&sh->bad_result, 1);
+		note("DONE of a foreign key on tracked queue %d: %s", t->tq,
+		     strerror(errno));
+	}
+}
+
 static void take_records(struct worker *w, struct tfd *t, const unsigned char *buf,
 			 const struct kwq_get_args *a, uint32_t recs_len, int detached)
 {
@@ -535,16 +555,25 @@ static void take_records(struct worker *w, struct tfd *t, const unsigned char *b
 		n++;
 		if (!t->tracked || w->in_child)
 			continue;
-		if (len < 2 || ((const char *)key)[0] != 'k')
-			continue;	/* not ours (a raw add); not counted */
 		{
-			char tmp[8] = {};
+			char tmp[8] = {}, canon[16];
 			int kid;
 
 			memcpy(tmp, key, len < 7 ? len : 7);
-			kid = atoi(tmp + 1);
-			if (kid < 0 || kid >= NKEYS)
+			kid = len >= 2 && tmp[0] == 'k' ? atoi(tmp + 1) : -1;
+			/*
+			 * Only the exact key "k<id>" is ours. A fuzzed ADD
+			 * (mutated arguments) can slip a near miss such as
+			 * "k12\x05" into a tracked queue: counting it as k12
+			 * would DONE the wrong key and strand this one, so
+			 * finish it here and do not count it.
+			 */
+			if (kid < 0 || kid >= NKEYS ||
+			    (size_t)snprintf(canon, sizeof(canon), "k%d", kid) != len ||
+			    memcmp(canon, key, len)) {
+				done_foreign(w, t, key, len);
 				continue;
+			}
 			if (atomic_fetch_add(&sh->held[t->tq][kid], 1) != 0) {
 				atomic_fetch_add(&sh->double_handout, 1);
 				note("key k%d of tracked queue %d handed out twice", kid, t->tq);
