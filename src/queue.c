@@ -116,6 +116,17 @@ static struct kwq_item *kwq_lookup(struct kwq *q, const void *key,
 	return NULL;
 }
 
+/* Hash @key, take q->lock and find the key's node (NULL if none). */
+static struct kwq_item *kwq_lock_lookup(struct kwq *q, const void *key,
+					size_t len, unsigned long *flags)
+	__acquires(&q->lock)
+{
+	u32 hash = kwq_hash(q, key, len);
+
+	spin_lock_irqsave(&q->lock, *flags);
+	return kwq_lookup(q, key, len, hash);
+}
+
 static void kwq_maybe_grow(struct kwq *q)
 {
 	if (q->grow_pending || q->shutting_down ||
@@ -692,13 +703,10 @@ int kwq_forget(struct kwq *q, const void *key, size_t len)
 {
 	struct kwq_item *n;
 	unsigned long flags;
-	u32 hash;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
-	hash = kwq_hash(q, key, len);
-	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lookup(q, key, len, hash);
+	n = kwq_lock_lookup(q, key, len, &flags);
 	if (n) {
 		kwq_fail_clear(q, n);
 		if (n->state == KWQ_IDLE) {
@@ -716,13 +724,10 @@ int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
 	struct kwq_item *n;
 	unsigned long flags;
 	int ret = 0;
-	u32 hash;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
-	hash = kwq_hash(q, key, len);
-	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lookup(q, key, len, hash);
+	n = kwq_lock_lookup(q, key, len, &flags);
 	if (n)
 		ret = min_t(u32, n->failures, INT_MAX);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -735,13 +740,10 @@ int kwq_remove(struct kwq *q, const void *key, size_t len)
 	struct kwq_item *n;
 	unsigned long flags;
 	int ret = 0;
-	u32 hash;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
-	hash = kwq_hash(q, key, len);
-	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lookup(q, key, len, hash);
+	n = kwq_lock_lookup(q, key, len, &flags);
 	switch (n ? n->state : KWQ_IDLE) {
 	case KWQ_READY:
 		kwq_ready_unlink(q, n);
@@ -883,13 +885,10 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 	unsigned long flags;
 	bool wake = false;
 	int ret = 0;
-	u32 hash;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
-	hash = kwq_hash(q, key, len);
-	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lookup(q, key, len, hash);
+	n = kwq_lock_lookup(q, key, len, &flags);
 	if (!n || n->state != KWQ_PROCESSING)
 		ret = -ENOENT;
 	else if (n->owner != owner)
