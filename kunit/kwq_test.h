@@ -35,7 +35,7 @@ int kt_add_prio(struct kwq *q, const char *key, int prio);
 u64 kt_rate_limited(struct kunit *test, struct kwq *q, const char *key);
 int kt_remove(struct kwq *q, const char *key);
 int kt_requeues(struct kwq *q, const char *key);
-struct kwq_item *kt_get(struct kunit *test, struct kwq *q, const char *key);
+struct kwq_item kt_get(struct kunit *test, struct kwq *q, const char *key);
 void kt_get_done(struct kunit *test, struct kwq *q, const char *key);
 void kt_expect_empty(struct kunit *test, struct kwq *q);
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q);

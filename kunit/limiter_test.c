@@ -264,15 +264,16 @@ static void bucket_charged_only_when_add_lands(struct kunit *test)
 	struct kwq *q = kl_queue(test, l, 1, 0, &c);
 
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_rate_limited(test, q, "a"));
-	/* "a" is ready: the add is a no-op and costs nothing. */
+	/* "a" is ready: it remembers the deadline, which costs a token. */
 	KUNIT_EXPECT_EQ(test, 1 * SEC, kt_rate_limited(test, q, "a"));
-	KUNIT_EXPECT_EQ(test, 1 * SEC, kt_rate_limited(test, q, "a"));
-	KUNIT_EXPECT_EQ(test, 1 * SEC, kt_rate_limited(test, q, "b"));
-	/* "b" waits for 1 s: a later deadline does not land either. */
+	/* A later deadline than the remembered one does not land. */
+	KUNIT_EXPECT_EQ(test, 2 * SEC, kt_rate_limited(test, q, "a"));
 	KUNIT_EXPECT_EQ(test, 2 * SEC, kt_rate_limited(test, q, "b"));
-	KUNIT_EXPECT_EQ(test, 2 * SEC, kt_rate_limited(test, q, "c"));
+	/* "b" waits for 2 s: a later deadline does not land either. */
+	KUNIT_EXPECT_EQ(test, 3 * SEC, kt_rate_limited(test, q, "b"));
+	KUNIT_EXPECT_EQ(test, 3 * SEC, kt_rate_limited(test, q, "c"));
 	KUNIT_EXPECT_EQ(test, 6ULL, kt_stats(test, q).retries_total);
-	KUNIT_EXPECT_EQ(test, 3ULL, kt_stats(test, q).adds_total);
+	KUNIT_EXPECT_EQ(test, 4ULL, kt_stats(test, q).adds_total);
 }
 
 /* client-go DefaultControllerRateLimiter: exp 5ms..1000s, 10 qps/100 */
@@ -333,12 +334,12 @@ static void rate_limited_retry_while_processing_waits_after_done(struct kunit *t
 	static const struct kwq_limiter_config l[] = { EXP(10 * MS, 1 * SEC) };
 	struct kt_clock *c;
 	struct kwq *q = kl_queue(test, l, 1, 0, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 10 * MS, kt_rate_limited(test, q, "a"));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	kt_advance(c, 10 * MS);
 	kt_get_done(test, q, "a");

@@ -7,7 +7,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/kwq.h>
 #include <linux/string.h>
@@ -27,9 +26,9 @@ static u64 km_bucket(const struct kwq_histogram *h, unsigned int i)
 }
 
 /* Get @key after it waited @ns; returns the item. */
-static struct kwq_item *km_get_after(struct kunit *test, struct kwq *q,
-				     struct kt_clock *c, const char *key,
-				     u64 ns)
+static struct kwq_item km_get_after(struct kunit *test, struct kwq *q,
+				    struct kt_clock *c, const char *key,
+				    u64 ns)
 {
 	kt_advance(c, ns);
 	return kt_get(test, q, key);
@@ -44,7 +43,7 @@ static void client_go_test_metrics(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *i;
+	struct kwq_item i;
 	struct kwq_stats st;
 	int n;
 
@@ -72,7 +71,7 @@ static void client_go_test_metrics(struct kunit *test)
 
 	kt_advance(c, 25 * US);
 	/* Finish it up. */
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, i));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &i));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.work_duration.count);
 	KUNIT_EXPECT_EQ(test, 25 * US, st.work_duration.sum_ns); /* 2.5e-05 */
@@ -93,7 +92,7 @@ static void client_go_test_metrics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1 * MS, st.longest_running_ns);	/* .001 */
 
 	/* Finish that one up. */
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, i));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &i));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.work_duration.count);
 	KUNIT_EXPECT_EQ(test, 25 * US + 1 * MS, st.work_duration.sum_ns);
@@ -124,7 +123,7 @@ static void histogram_bucket_boundaries(struct kunit *test)
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 	struct kwq_histogram before;
-	struct kwq_item *item;
+	struct kwq_item item;
 	struct kwq_stats st;
 	unsigned int k, b;
 	u64 sum = 0;
@@ -135,7 +134,7 @@ static void histogram_bucket_boundaries(struct kunit *test)
 		item = km_get_after(test, q, c, "k", cases[k].ns);
 		/* The same time in processing: the work histogram too. */
 		kt_advance(c, cases[k].ns);
-		KUNIT_ASSERT_EQ(test, 0, kwq_done(q, item));
+		KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &item));
 		st = kt_stats(test, q);
 		sum += cases[k].ns;
 		for (b = 0; b <= KWQ_HIST_BUCKETS; b++)
@@ -165,7 +164,7 @@ static void unfinished_work_and_longest_running(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a, *b, *d;
+	struct kwq_item a, b, d;
 	struct kwq_stats st;
 	int owner;
 
@@ -174,8 +173,7 @@ static void unfinished_work_and_longest_running(struct kunit *test)
 	kt_add(q, "d");
 	a = kt_get(test, q, "a");
 	kt_advance(c, 1 * MS);
-	b = kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0, &b));
 	kt_advance(c, 2 * MS);
 	d = kt_get(test, q, "d");
 	kt_advance(c, 4 * MS);
@@ -185,7 +183,7 @@ static void unfinished_work_and_longest_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 7 * MS, st.longest_running_ns);
 
 	/* The oldest finishes: the next oldest is the longest. */
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 6 * MS + 4 * MS, st.unfinished_work_ns);
 	KUNIT_EXPECT_EQ(test, 6 * MS, st.longest_running_ns);
@@ -201,7 +199,7 @@ static void unfinished_work_and_longest_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, st.lease_returns);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
 
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, d));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &d));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.unfinished_work_ns);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.longest_running_ns);
@@ -219,7 +217,7 @@ static void dirty_keys_in_depth(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a, *b;
+	struct kwq_item a, b;
 	struct kwq_stats st;
 
 	kt_add(q, "a");
@@ -239,8 +237,8 @@ static void dirty_keys_in_depth(struct kunit *test)
 	kt_add(q, "b");
 	KUNIT_EXPECT_EQ(test, 2ULL, kt_stats(test, q).workqueue_depth);
 	kt_advance(c, 5 * MS);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, b));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &b));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.workqueue_depth);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.depth);
@@ -259,7 +257,7 @@ static void delayed_requeue_waits_from_its_deadline(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 	struct kwq_stats st;
 
 	kt_add(q, "a");
@@ -267,7 +265,7 @@ static void delayed_requeue_waits_from_its_deadline(struct kunit *test)
 	kt_add_after(q, "a", 2 * MS);
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).workqueue_depth);
 	kt_advance(c, 5 * MS);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_advance(c, 1 * MS);
 	kt_get_done(test, q, "a");
 	st = kt_stats(test, q);
@@ -300,13 +298,13 @@ static void unget_takes_its_observation_back(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 	struct kwq_stats st;
 
 	kt_add(q, "a");
 	a = km_get_after(test, q, c, "a", 7 * MS);
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).queue_duration.count);
-	kwq_unget(q, a);
+	kwq_unget(q, &a);
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.queue_duration.count);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.queue_duration.sum_ns);
@@ -347,7 +345,7 @@ static void per_priority_depth(struct kunit *test)
 	static const int l6[][2] = { { 5, 2 }, { 0, 1 }, { -1, 1 } };
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *h;
+	struct kwq_item h;
 
 	km_expect_levels(test, q, NULL, 0, 0);
 	kt_add_prio(q, "h1", 5);
@@ -367,7 +365,7 @@ static void per_priority_depth(struct kunit *test)
 	kt_add_prio(q, "z3", 5);
 	km_expect_levels(test, q, l4, 3, 0);
 	/* unget puts the key back at the head of its level. */
-	kwq_unget(q, h);
+	kwq_unget(q, &h);
 	km_expect_levels(test, q, l5, 3, 0);
 	kt_get_done(test, q, "h1");
 	km_expect_levels(test, q, l6, 3, 0);

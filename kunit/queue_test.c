@@ -67,15 +67,15 @@ static void processing_key_is_not_handed_out_twice(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a, b;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EAGAIN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &b));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_get_done(test, q, "a");
 }
 
@@ -83,14 +83,14 @@ static void add_while_processing_requeues_at_tail_on_done(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	kt_add(q, "a");
 	kt_add(q, "b");
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 2L, kwq_len(q));
 	kt_get_done(test, q, "b");
 	kt_get_done(test, q, "a");
@@ -114,35 +114,220 @@ static void done_releases_clean_key(struct kunit *test)
 	kt_get_done(test, q, "a");
 }
 
-static void done_of_item_not_processing_is_einval(struct kunit *test)
+static void done_of_item_not_processing_is_estale(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 	struct kwq *other = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done(other, a));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(other, &a));
 	kt_add(q, "a");
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	/* a is ready again, not processing: a second done is refused. */
-	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+}
+
+/* --- stale items: kwq_done() of a lease that has ended --- */
+
+/*
+ * What a kwq_done() could change is as it was in @want. noinline: the
+ * snapshots are large, and KASAN's stack redzones add up in the callers.
+ */
+static noinline void kt_expect_stats_unchanged(struct kunit *test,
+					       struct kwq *q,
+					       const struct kwq_stats *want)
+{
+	struct kwq_stats st = kt_stats(test, q);
+
+	KUNIT_EXPECT_EQ(test, want->depth, st.depth);
+	KUNIT_EXPECT_EQ(test, want->waiting, st.waiting);
+	KUNIT_EXPECT_EQ(test, want->processing, st.processing);
+	KUNIT_EXPECT_EQ(test, want->adds_total, st.adds_total);
+	KUNIT_EXPECT_EQ(test, want->lease_returns, st.lease_returns);
+	KUNIT_EXPECT_EQ(test, want->workqueue_depth, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, want->unfinished_work_ns, st.unfinished_work_ns);
+	KUNIT_EXPECT_EQ(test, want->queue_duration.count,
+			st.queue_duration.count);
+	KUNIT_EXPECT_EQ(test, want->work_duration.count,
+			st.work_duration.count);
+	KUNIT_EXPECT_EQ(test, want->work_duration.sum_ns,
+			st.work_duration.sum_ns);
+}
+
+/*
+ * The sequence that crashed the kernel when items were pointers to the
+ * key's record: the record was still there, handed out again, and the
+ * old holder's done ended the new holder's processing.
+ */
+static void stale_done_after_key_handed_out_again_is_estale(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item it1, it2, none;
+	struct kwq_stats st;
+
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "s"));
+	it1 = kt_get(test, q, "s");
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "s"));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it1));
+	it2 = kt_get(test, q, "s");
+	kt_advance(c, 1 * MS);
+	st = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.processing);
+
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &it1));
+	kt_expect_stats_unchanged(test, q, &st);
+	/* "s" is still processing under it2: not ready, not handed out. */
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &none));
+	/* An add marks it dirty rather than queuing it. */
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "s"));
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	st = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.processing);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it2));
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	kt_get_done(test, q, "s");
+	st = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.processing);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.workqueue_depth);
+	kt_expect_empty(test, q);
+}
+
+static void second_done_of_same_item_is_estale(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_stats before;
+	struct kwq_item it;
+
+	kt_add(q, "a");
+	it = kt_get(test, q, "a");
+	kt_advance(c, 1 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it));
+	before = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, 0ULL, before.processing);
+	KUNIT_EXPECT_EQ(test, 1ULL, before.work_duration.count);
+
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &it));
+	kt_expect_stats_unchanged(test, q, &before);
+	kt_expect_empty(test, q);
+}
+
+static void done_after_release_owner_is_estale(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item it, again;
+	struct kwq_stats st;
+	int x;
+
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &it));
+	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &x));
+	st = kt_stats(test, q);
+
+	/* Ready again after the lease return: the done must not touch it. */
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &it));
+	kt_expect_stats_unchanged(test, q, &st);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	/* Nor once it is handed out again. */
+	again = kt_get(test, q, "a");
+	st = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &it));
+	kt_expect_stats_unchanged(test, q, &st);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.processing);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &again));
+	/* The key was ready exactly once. */
+	kt_expect_empty(test, q);
+	st = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.processing);
+}
+
+static void done_of_item_from_other_queue_is_estale(struct kunit *test)
+{
+	struct kt_clock *c1, *c2;
+	struct kwq *q = kt_create(test, NULL, &c1);
+	struct kwq *other = kt_create(test, NULL, &c2);
+	struct kwq_stats q_before, other_before;
+	struct kwq_item it_q, it_other;
+
+	/* The same key processing on both: only the lease tells them apart. */
+	kt_add(q, "a");
+	kt_add(other, "a");
+	it_q = kt_get(test, q, "a");
+	it_other = kt_get(test, other, "a");
+	q_before = kt_stats(test, q);
+	other_before = kt_stats(test, other);
+	KUNIT_EXPECT_EQ(test, 1ULL, q_before.processing);
+	KUNIT_EXPECT_EQ(test, 1ULL, other_before.processing);
+
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(other, &it_q));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &it_other));
+	kt_expect_stats_unchanged(test, q, &q_before);
+	kt_expect_stats_unchanged(test, other, &other_before);
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it_q));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(other, &it_other));
+	kt_expect_empty(test, q);
+	kt_expect_empty(test, other);
+}
+
+static void done_of_zeroed_item_is_estale(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item zero = {}, it;
+	struct kwq_stats before;
+
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &zero));
+	kt_add(q, "a");
+	it = kt_get(test, q, "a");
+	before = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &zero));
+	kt_expect_stats_unchanged(test, q, &before);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it));
+	kt_expect_empty(test, q);
+}
+
+static void done_with_null_item_or_queue_is_einval(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_stats before;
+	struct kwq_item it;
+
+	kt_add(q, "a");
+	it = kt_get(test, q, "a");
+	before = kt_stats(test, q);
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done(q, NULL));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done(NULL, &it));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done(NULL, NULL));
+	kt_expect_stats_unchanged(test, q, &before);
+	/* The lease is still good. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it));
 }
 
 static void len_counts_ready_keys_only(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	kt_add_after(q, "w", 10 * MS);
 	kt_add(q, "r");
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 }
 
 static void keys_are_binary_and_length_sensitive(struct kunit *test)
@@ -151,7 +336,7 @@ static void keys_are_binary_and_length_sensitive(struct kunit *test)
 	static const char k2[] = { 'a', 0, 'c' };
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 	const u8 *k;
 	size_t len;
 
@@ -161,12 +346,11 @@ static void keys_are_binary_and_length_sensitive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_add(q, k1, 2));
 	KUNIT_EXPECT_EQ(test, 0, kwq_add(q, k1, sizeof(k1)));
 	KUNIT_EXPECT_EQ(test, 4L, kwq_len(q));
-	item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(item));
-	k = kwq_item_key(item, &len);
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
+	k = kwq_item_key(&item, &len);
 	KUNIT_EXPECT_EQ(test, len, sizeof(k1));
 	KUNIT_EXPECT_MEMEQ(test, k, k1, sizeof(k1));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
 static void long_keys_up_to_max_are_kept_intact(struct kunit *test)
@@ -174,7 +358,7 @@ static void long_keys_up_to_max_are_kept_intact(struct kunit *test)
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 	static const size_t lens[] = { 1, 48, 49, 255, KWQ_KEY_MAX };
-	struct kwq_item *item;
+	struct kwq_item item;
 	const u8 *k;
 	size_t i, len;
 	u8 *key;
@@ -187,12 +371,12 @@ static void long_keys_up_to_max_are_kept_intact(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, kwq_add(q, key, lens[i]));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(q, key, KWQ_KEY_MAX + 1));
 	for (i = 0; i < ARRAY_SIZE(lens); i++) {
-		item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(item));
-		k = kwq_item_key(item, &len);
+		KUNIT_ASSERT_EQ(test, 0,
+				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
+		k = kwq_item_key(&item, &len);
 		KUNIT_EXPECT_EQ(test, len, lens[i]);
 		KUNIT_EXPECT_MEMEQ(test, k, key, lens[i]);
-		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	}
 }
 
@@ -201,7 +385,7 @@ static void many_keys_survive_hash_growth(struct kunit *test)
 	const unsigned int nr = 3000;
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 	unsigned long *seen;
 	unsigned int i, k;
 	const void *key;
@@ -222,14 +406,14 @@ static void many_keys_survive_hash_growth(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, &i, sizeof(i)));
 	KUNIT_EXPECT_EQ(test, (long)nr, kwq_len(q));
 	for (i = 0; i < nr; i++) {
-		item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(item));
-		key = kwq_item_key(item, &len);
+		KUNIT_ASSERT_EQ(test, 0,
+				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
+		key = kwq_item_key(&item, &len);
 		KUNIT_ASSERT_EQ(test, len, sizeof(k));
 		memcpy(&k, key, sizeof(k));
 		KUNIT_EXPECT_EQ(test, k, i);
 		KUNIT_EXPECT_FALSE(test, test_and_set_bit(k, seen));
-		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	}
 	kt_expect_empty(test, q);
 }
@@ -285,17 +469,20 @@ static void add_after_earliest_deadline_wins(struct kunit *test)
 	kt_expect_empty(test, q);
 }
 
-static void add_after_of_ready_key_is_noop(struct kunit *test)
+static void add_after_of_ready_key_keeps_it_ready(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 
 	kt_add(q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kt_add_after(q, "a", 10 * MS));
+	/* Still ready, in place; the deadline is remembered (deadline_test). */
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
 	KUNIT_EXPECT_FALSE(test, c->armed);
 	kt_get_done(test, q, "a");
 	kt_advance(c, 20 * MS);
+	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
 }
 
@@ -318,13 +505,13 @@ static void add_after_while_processing_waits_from_done(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kt_add_after(q, "a", 100 * MS));
 	kt_advance(c, 40 * MS);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	/* The deadline counts from the add, not from done. */
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
@@ -338,14 +525,14 @@ static void add_after_while_processing_past_deadline_ready_at_done(struct kunit 
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	kt_add_after(q, "a", 10 * MS);
 	kt_add_after(q, "a", 50 * MS);
 	kt_advance(c, 20 * MS);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	kt_get_done(test, q, "a");
 	kt_advance(c, 100 * MS);
@@ -356,13 +543,13 @@ static void add_while_processing_overrides_pending_delay(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	kt_add_after(q, "a", 100 * MS);
 	kt_add(q, "a");
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
 }
@@ -426,14 +613,14 @@ static void expiry_without_due_keys_changes_nothing(struct kunit *test)
 static void real_clock_delayed_key_becomes_ready(struct kunit *test)
 {
 	struct kwq *q = kt_create(test, NULL, NULL);
-	struct kwq_item *item;
+	struct kwq_item item;
 	u64 start = ktime_get_ns();
 
 	KUNIT_EXPECT_EQ(test, 0, kt_add_after(q, "a", 20 * MS));
-	item = kwq_get(q, NULL, 0, 10ULL * NSEC_PER_SEC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(item));
+	KUNIT_ASSERT_EQ(test, 0,
+			kwq_get(q, NULL, 0, 10ULL * NSEC_PER_SEC, &item));
 	KUNIT_EXPECT_GE(test, ktime_get_ns() - start, 20 * MS);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
 /* --- get: blocking, timeouts, shutdown --- */
@@ -442,29 +629,31 @@ static void get_nonblocking_on_empty_is_eagain(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item;
 
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EAGAIN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EAGAIN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 1000 * MS));
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EAGAIN), kwq_get(q, NULL, 0, 0));
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 1000 * MS, &item));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, kwq_get(q, NULL, 0, 0, &item));
 }
 
 static void get_timeout_expires_with_etimedout(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item;
 	u64 start = ktime_get_ns();
 
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ETIMEDOUT),
-			    kwq_get(q, NULL, 0, 20 * MS));
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, kwq_get(q, NULL, 0, 20 * MS, &item));
 	KUNIT_EXPECT_GE(test, ktime_get_ns() - start, 20 * MS);
 }
 
 struct kt_getter {
 	struct kwq *q;
 	struct completion done;
-	struct kwq_item *item;
+	struct kwq_item item;	/* the getter thread's own lease storage */
+	int ret;		/* what kwq_get() returned */
 	s64 timeout;
 };
 
@@ -472,7 +661,7 @@ static int kt_getter_fn(void *data)
 {
 	struct kt_getter *g = data;
 
-	g->item = kwq_get(g->q, NULL, 0, g->timeout);
+	g->ret = kwq_get(g->q, NULL, 0, g->timeout, &g->item);
 	/* The reference the test took for us keeps q alive until here. */
 	kwq_put(g->q);
 	complete(&g->done);
@@ -516,8 +705,8 @@ static void blocked_get_wakes_on_add(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&g->done));
 	kt_add(q, "a");
 	kt_wait_getter(test, g);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(g->item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, g->item));
+	KUNIT_ASSERT_EQ(test, 0, g->ret);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &g->item));
 }
 
 static void blocked_get_wakes_on_delay_expiry(struct kunit *test)
@@ -531,8 +720,8 @@ static void blocked_get_wakes_on_delay_expiry(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&g->done));
 	kt_advance(c, 10 * MS);
 	kt_wait_getter(test, g);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(g->item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, g->item));
+	KUNIT_ASSERT_EQ(test, 0, g->ret);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &g->item));
 }
 
 static void shutdown_wakes_blocked_getter_with_eshutdown(struct kunit *test)
@@ -543,13 +732,14 @@ static void shutdown_wakes_blocked_getter_with_eshutdown(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
 	kt_wait_getter(test, g);
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ESHUTDOWN), g->item);
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, g->ret);
 }
 
 static void get_after_shutdown_returns_ready_keys_then_eshutdown(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item;
 
 	kt_add(q, "a");
 	kt_add(q, "b");
@@ -557,10 +747,10 @@ static void get_after_shutdown_returns_ready_keys_then_eshutdown(struct kunit *t
 	KUNIT_EXPECT_TRUE(test, kwq_shutting_down(q));
 	kt_get_done(test, q, "a");
 	kt_get_done(test, q, "b");
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ESHUTDOWN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ESHUTDOWN),
-			    kwq_get(q, NULL, 0, KWQ_WAIT_FOREVER));
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN,
+			kwq_get(q, NULL, 0, KWQ_WAIT_FOREVER, &item));
 }
 
 static void add_after_shutdown_is_rejected(struct kunit *test)
@@ -585,7 +775,7 @@ static void shutdown_drops_waiting_keys_and_counts_them(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *p;
+	struct kwq_item p;
 	struct kwq_stats st;
 
 	kt_add(q, "p");
@@ -601,27 +791,27 @@ static void shutdown_drops_waiting_keys_and_counts_them(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
 	KUNIT_EXPECT_FALSE(test, c->armed);
 	/* The delayed requeue of a processing key is dropped at done. */
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, p));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &p));
 	KUNIT_EXPECT_EQ(test, 3ULL, kt_stats(test, q).dropped_at_shutdown);
 	kt_get_done(test, q, "r");
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ESHUTDOWN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &p));
 }
 
 static void dirty_key_is_requeued_at_done_after_shutdown(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	kt_add(q, "a");
 	kwq_shutdown(q);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_get_done(test, q, "a");
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ESHUTDOWN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &a));
 }
 
 struct kt_drainer {
@@ -671,7 +861,7 @@ static void shutdown_drain_waits_for_ready_and_processing(struct kunit *test)
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 	struct kt_drainer *d;
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	kt_add(q, "b");
@@ -682,7 +872,7 @@ static void shutdown_drain_waits_for_ready_and_processing(struct kunit *test)
 	kt_get_done(test, q, "b");
 	msleep(20);
 	KUNIT_EXPECT_FALSE(test, completion_done(&d->done));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_wait_drainer(test, d);
 	KUNIT_EXPECT_EQ(test, 0, d->ret);
 }
@@ -707,7 +897,7 @@ static void plain_shutdown_ends_drain_wait(struct kunit *test)
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 	struct kt_drainer *d;
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
@@ -716,7 +906,7 @@ static void plain_shutdown_ends_drain_wait(struct kunit *test)
 	kwq_shutdown(q);
 	kt_wait_drainer(test, d);
 	KUNIT_EXPECT_EQ(test, -ECANCELED, d->ret);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 }
 
 static void shutdown_drain_of_empty_queue_returns_at_once(struct kunit *test)
@@ -761,14 +951,14 @@ static void remove_cancels_pending_requeue_of_processing_key(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	KUNIT_EXPECT_EQ(test, -EBUSY, kt_remove(q, "a"));
 	kt_add(q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kt_remove(q, "a"));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_expect_empty(test, q);
 }
 
@@ -789,20 +979,20 @@ static void higher_priority_is_handed_out_first(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 
 	kt_add_prio(q, "low", -5);
 	kt_add(q, "mid");
 	kt_add_prio(q, "high", 10);
 	item = kt_get(test, q, "high");
-	KUNIT_EXPECT_EQ(test, 10, kwq_item_priority(item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 10, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	item = kt_get(test, q, "mid");
-	KUNIT_EXPECT_EQ(test, 0, kwq_item_priority(item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	item = kt_get(test, q, "low");
-	KUNIT_EXPECT_EQ(test, -5, kwq_item_priority(item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, -5, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
 static void same_priority_is_fifo(struct kunit *test)
@@ -830,7 +1020,7 @@ static void readd_with_higher_priority_raises_it(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 
 	kt_add(q, "a");
 	kt_add(q, "b");
@@ -839,8 +1029,8 @@ static void readd_with_higher_priority_raises_it(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 3L, kwq_len(q));
 	kt_get_done(test, q, "c");
 	item = kt_get(test, q, "b");
-	KUNIT_EXPECT_EQ(test, 2, kwq_item_priority(item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 2, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	kt_get_done(test, q, "a");
 }
 
@@ -848,14 +1038,14 @@ static void readd_with_lower_priority_keeps_it(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 
 	kt_add_prio(q, "a", 3);
 	kt_add_prio(q, "b", 3);
 	KUNIT_EXPECT_EQ(test, 0, kt_add_prio(q, "a", 1));
 	item = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	kt_get_done(test, q, "b");
 }
 
@@ -863,16 +1053,16 @@ static void priority_of_dirty_readd_applies_at_done(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 
 	kt_add(q, "a");
 	item = kt_get(test, q, "a");
 	kt_add_prio(q, "a", 5);
 	kt_add_prio(q, "b", 1);
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	item = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 5, kwq_item_priority(item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, item));
+	KUNIT_EXPECT_EQ(test, 5, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	kt_get_done(test, q, "b");
 }
 
@@ -896,16 +1086,15 @@ static void release_owner_requeues_only_its_items(struct kunit *test)
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
 	int x, y;
-	struct kwq_item *a, *b, *d;
+	struct kwq_item a, b, d;
 
 	kt_add(q, "a");
 	kt_add(q, "b");
 	kt_add(q, "d");
 	kt_add(q, "e");
-	a = kwq_get(q, &x, KWQ_GET_NONBLOCK, 0);
-	b = kwq_get(q, &y, KWQ_GET_NONBLOCK, 0);
-	d = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a) || IS_ERR(b) || IS_ERR(d));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &a));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &y, KWQ_GET_NONBLOCK, 0, &b));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &d));
 	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &x));
 	KUNIT_EXPECT_EQ(test, 0, kwq_release_owner(q, &x));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_release_owner(q, NULL));
@@ -914,24 +1103,28 @@ static void release_owner_requeues_only_its_items(struct kunit *test)
 	/* Returned to the tail: e first, then a. */
 	kt_get_done(test, q, "e");
 	kt_get_done(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, b));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, d));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &b));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &d));
 }
 
 static void release_owner_returns_dirty_item_once(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item a;
 	int x;
 
 	kt_add(q, "a");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(kwq_get(q, &x, KWQ_GET_NONBLOCK, 0)));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &a));
 	kt_add_after(q, "a", 10 * MS);
 	kt_add(q, "a");
 	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &x));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	kt_get_done(test, q, "a");
+	/* Once for both adds; the deadline it remembers still runs it. */
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
 	kt_advance(c, 20 * MS);
+	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
 }
 
@@ -939,10 +1132,11 @@ static void release_owner_after_shutdown_lets_drain_finish(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item a;
 	int x;
 
 	kt_add(q, "a");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(kwq_get(q, &x, KWQ_GET_NONBLOCK, 0)));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &a));
 	kwq_shutdown(q);
 	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &x));
 	kt_get_done(test, q, "a");
@@ -953,10 +1147,11 @@ static void done_key_checks_owner(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item a;
 	int x, y;
 
 	kt_add(q, "a");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(kwq_get(q, &x, KWQ_GET_NONBLOCK, 0)));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &a));
 	KUNIT_EXPECT_EQ(test, -EPERM, kwq_done_key(q, "a", 1, &y));
 	KUNIT_EXPECT_EQ(test, -EPERM, kwq_done_key(q, "a", 1, NULL));
 	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_done_key(q, "b", 1, &x));
@@ -970,18 +1165,17 @@ static void unget_puts_item_back_at_head_of_its_level(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a, *b;
+	struct kwq_item a, b;
 	int x;
 
 	kt_add(q, "a");
 	kt_add(q, "b");
 	kt_add(q, "c");
-	a = kwq_get(q, &x, KWQ_GET_NONBLOCK, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &a));
 	b = kt_get(test, q, "b");
 	/* Reverse order of the gets restores the FIFO order. */
-	kwq_unget(q, b);
-	kwq_unget(q, a);
+	kwq_unget(q, &b);
+	kwq_unget(q, &a);
 	KUNIT_EXPECT_EQ(test, 3L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).lease_returns);
@@ -996,18 +1190,18 @@ static void unget_keeps_priority_and_pending_readd(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	kt_add_prio(q, "a", 1);
 	kt_add_prio(q, "b", 1);
 	kt_add_prio(q, "z", 0);
 	a = kt_get(test, q, "a");
 	kt_add_prio(q, "a", 2);
-	kwq_unget(q, a);
+	kwq_unget(q, &a);
 	KUNIT_EXPECT_EQ(test, 3L, kwq_len(q));
 	a = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 2, kwq_item_priority(a));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 2, kwq_item_priority(&a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_get_done(test, q, "b");
 	kt_get_done(test, q, "z");
 	kt_expect_empty(test, q);
@@ -1017,7 +1211,7 @@ static void poll_reports_ready_keys_and_hangup(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 
 	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q, NULL, NULL));
 	kt_add_after(q, "a", 10 * MS);
@@ -1034,7 +1228,7 @@ static void poll_reports_ready_keys_and_hangup(struct kunit *test)
 	kt_get_done(test, q, "b");
 	KUNIT_EXPECT_EQ(test, (__force unsigned int)EPOLLHUP,
 			(__force unsigned int)kwq_poll(q, NULL, NULL));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 }
 
 /* --- limits, validation, stats --- */
@@ -1044,7 +1238,7 @@ static void max_items_rejects_new_key_with_enospc(struct kunit *test)
 	struct kwq_config cfg = { .max_items = 2 };
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, &cfg, &c);
-	struct kwq_item *a;
+	struct kwq_item a;
 	u64 delay = 0;
 
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
@@ -1060,7 +1254,7 @@ static void max_items_rejects_new_key_with_enospc(struct kunit *test)
 	a = kt_get(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
 	KUNIT_EXPECT_EQ(test, -ENOSPC, kt_add(q, "c"));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_get_done(test, q, "b");
 	kt_get_done(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "c"));
@@ -1069,6 +1263,7 @@ static void max_items_rejects_new_key_with_enospc(struct kunit *test)
 static void invalid_arguments_are_einval(struct kunit *test)
 {
 	struct kwq_add_opts opts = {};
+	struct kwq_item item;
 	struct kwq_stats st;
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
@@ -1092,9 +1287,11 @@ static void invalid_arguments_are_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_num_requeues(NULL, "a", 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_remove(q, "a", KWQ_KEY_MAX + 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_len(NULL));
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL),
-			    kwq_get(NULL, NULL, KWQ_GET_NONBLOCK, 0));
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_get(q, NULL, 0x80, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			kwq_get(NULL, NULL, KWQ_GET_NONBLOCK, 0, &item));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_get(q, NULL, 0x80, 0, &item));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done(q, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done_key(q, "a", 0, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_release_owner(NULL, &opts));
@@ -1206,20 +1403,19 @@ static void destroy_with_armed_timer_and_blocked_getter(struct kunit *test)
 	g = kt_start_getter(test, q);
 	kwq_destroy(q);
 	kt_wait_getter(test, g);
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ESHUTDOWN), g->item);
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, g->ret);
 }
 
 static void stats_snapshot_counts_everything(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *p;
+	struct kwq_item p;
 	struct kwq_stats st;
 	int x;
 
 	kt_add(q, "p");
-	p = kwq_get(q, &x, KWQ_GET_NONBLOCK, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &x, KWQ_GET_NONBLOCK, 0, &p));
 	kt_add(q, "r");
 	kt_add(q, "r");
 	kt_add_after(q, "w", 10 * MS);
@@ -1260,13 +1456,12 @@ struct kt_softirq {
 static enum hrtimer_restart kt_softirq_fn(struct hrtimer *t)
 {
 	struct kt_softirq *s = container_of(t, struct kt_softirq, timer);
-	struct kwq_item *item;
+	struct kwq_item item;
 
 	s->add_ret = kwq_add(s->q, "soft", 4);
 	s->after_ret = kwq_add_after(s->q, "late", 4, 5 * MS);
-	item = kwq_get(s->q, NULL, KWQ_GET_NONBLOCK, 0);
-	s->got = !IS_ERR(item);
-	s->done_ret = s->got ? kwq_done(s->q, item) : -1;
+	s->got = !kwq_get(s->q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+	s->done_ret = s->got ? kwq_done(s->q, &item) : -1;
 	complete(&s->fired);
 	return HRTIMER_NORESTART;
 }
@@ -1297,7 +1492,7 @@ static void api_is_usable_with_interrupts_off(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item *item;
+	struct kwq_item item;
 	unsigned long flags;
 	int ret[4];
 	u64 delay;
@@ -1305,8 +1500,9 @@ static void api_is_usable_with_interrupts_off(struct kunit *test)
 	local_irq_save(flags);
 	ret[0] = kwq_add(q, "a", 1);
 	ret[1] = kwq_add_rate_limited(q, "b", 1, NULL, &delay);
-	item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
-	ret[2] = IS_ERR(item) ? PTR_ERR(item) : kwq_done(q, item);
+	ret[2] = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+	if (!ret[2])
+		ret[2] = kwq_done(q, &item);
 	ret[3] = kwq_remove(q, "b", 1);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, 0, ret[0]);
@@ -1322,7 +1518,13 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(processing_key_is_not_handed_out_twice),
 	KUNIT_CASE(add_while_processing_requeues_at_tail_on_done),
 	KUNIT_CASE(done_releases_clean_key),
-	KUNIT_CASE(done_of_item_not_processing_is_einval),
+	KUNIT_CASE(done_of_item_not_processing_is_estale),
+	KUNIT_CASE(stale_done_after_key_handed_out_again_is_estale),
+	KUNIT_CASE(second_done_of_same_item_is_estale),
+	KUNIT_CASE(done_after_release_owner_is_estale),
+	KUNIT_CASE(done_of_item_from_other_queue_is_estale),
+	KUNIT_CASE(done_of_zeroed_item_is_estale),
+	KUNIT_CASE(done_with_null_item_or_queue_is_einval),
 	KUNIT_CASE(len_counts_ready_keys_only),
 	KUNIT_CASE(keys_are_binary_and_length_sensitive),
 	KUNIT_CASE(long_keys_up_to_max_are_kept_intact),
@@ -1330,7 +1532,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(add_after_nonpositive_adds_now),
 	KUNIT_CASE(add_after_becomes_ready_at_deadline),
 	KUNIT_CASE(add_after_earliest_deadline_wins),
-	KUNIT_CASE(add_after_of_ready_key_is_noop),
+	KUNIT_CASE(add_after_of_ready_key_keeps_it_ready),
 	KUNIT_CASE(add_of_waiting_key_makes_it_ready_once),
 	KUNIT_CASE(add_after_while_processing_waits_from_done),
 	KUNIT_CASE(add_after_while_processing_past_deadline_ready_at_done),

@@ -51,28 +51,29 @@ static int ks_worker(void *data)
 {
 	struct ks_thread *me = data;
 	struct ks_state *s = me->s;
-	struct kwq_item *item;
+	struct kwq_item item;	/* this worker's lease, on its own stack */
 	const void *key;
 	size_t len;
+	int ret;
 	u32 k;
 
 	for (;;) {
-		item = kwq_get(s->q, me, 0, KWQ_WAIT_FOREVER);
-		if (IS_ERR(item)) {
-			if (PTR_ERR(item) != -ESHUTDOWN)
+		ret = kwq_get(s->q, me, 0, KWQ_WAIT_FOREVER, &item);
+		if (ret) {
+			if (ret != -ESHUTDOWN)
 				atomic_inc(&s->errors);
 			break;
 		}
-		key = kwq_item_key(item, &len);
+		key = kwq_item_key(&item, &len);
 		if (len != sizeof(k)) {
 			atomic_inc(&s->errors);
-			kwq_done(s->q, item);
+			kwq_done(s->q, &item);
 			continue;
 		}
 		memcpy(&k, key, sizeof(k));
 		if (k >= KS_KEYS || atomic_xchg(&s->held[k], 1)) {
 			atomic_inc(&s->violations);
-			kwq_done(s->q, item);
+			kwq_done(s->q, &item);
 			continue;
 		}
 		atomic_inc(&s->runs[k]);
@@ -89,7 +90,7 @@ static int ks_worker(void *data)
 			kwq_forget(s->q, &k, sizeof(k));
 		}
 		atomic_set(&s->held[k], 0);
-		if (kwq_done(s->q, item))
+		if (kwq_done(s->q, &item))
 			atomic_inc(&s->errors);
 	}
 	complete(&s->exited[me->i]);

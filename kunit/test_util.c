@@ -127,16 +127,17 @@ int kt_requeues(struct kwq *q, const char *key)
 	return kwq_num_requeues(q, key, strlen(key));
 }
 
-/* Non-blocking get that must return @key. */
-struct kwq_item *kt_get(struct kunit *test, struct kwq *q, const char *key)
+/* Non-blocking get that must return @key; returns the item (the lease). */
+struct kwq_item kt_get(struct kunit *test, struct kwq *q, const char *key)
 {
-	struct kwq_item *item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
+	struct kwq_item item = {};
 	const void *k;
 	size_t len;
+	int ret;
 
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(item), "get %s: %ld", key,
-			       PTR_ERR(item));
-	k = kwq_item_key(item, &len);
+	ret = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+	KUNIT_ASSERT_EQ_MSG(test, 0, ret, "get %s: %d", key, ret);
+	k = kwq_item_key(&item, &len);
 	KUNIT_ASSERT_EQ_MSG(test, len, strlen(key), "want key %s", key);
 	KUNIT_ASSERT_MEMEQ_MSG(test, k, key, len, "want key %s", key);
 	return item;
@@ -144,13 +145,17 @@ struct kwq_item *kt_get(struct kunit *test, struct kwq *q, const char *key)
 
 void kt_get_done(struct kunit *test, struct kwq *q, const char *key)
 {
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, kt_get(test, q, key)));
+	struct kwq_item item = kt_get(test, q, key);
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
 void kt_expect_empty(struct kunit *test, struct kwq *q)
 {
-	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EAGAIN),
-			    kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0));
+	struct kwq_item item;
+
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 }
 

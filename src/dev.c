@@ -57,6 +57,21 @@ module_param(max_items_per_queue, uint, 0644);
 MODULE_PARM_DESC(max_items_per_queue,
 		 "Largest item cap of a queue created through /dev/kwq; also the cap when none is given (default 2097152)");
 
+static DEFINE_MUTEX(kwq_uq_lock);
+static LIST_HEAD(kwq_uq_list);
+static LIST_HEAD(kwq_user_list);
+
+static unsigned long max_bytes_per_user = 64UL << 20;
+static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp);
+static const struct kernel_param_ops kwq_max_bytes_ops = {
+	.set = kwq_set_max_bytes,
+	.get = param_get_ulong,
+};
+module_param_cb(max_bytes_per_user, &kwq_max_bytes_ops, &max_bytes_per_user,
+		0644);
+MODULE_PARM_DESC(max_bytes_per_user,
+		 "Kernel memory the queues one user created through /dev/kwq may use, in bytes: queues, hash tables and keys, whoever adds them (CAP_SYS_ADMIN is exempt; default 64 MiB)");
+
 /* The largest record buffer a batch call reads. */
 #define KWQ_RECS_LEN_MAX	(KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX)
 
@@ -79,13 +94,70 @@ struct kwq_uq {
 	bool dead;			/* set once by DESTROY */
 };
 
+/*
+ * struct kwq_user - the byte budget of one user's queues. Listed in
+ * kwq_user_list (under kwq_uq_lock) while any queue charges it; freed by
+ * the last queue's kwq_put(), which may come after its kwq_uq is gone.
+ */
+struct kwq_user {
+	struct list_head node;		/* kwq_user_list */
+	kuid_t uid;			/* constant */
+	struct kwq_budget budget;
+};
+
 struct kwq_file {
 	struct mutex attach_lock;	/* serialises CREATE/OPEN */
 	struct kwq_uq *uq;		/* NULL until CREATE/OPEN */
 };
 
-static DEFINE_MUTEX(kwq_uq_lock);
-static LIST_HEAD(kwq_uq_list);
+static void kwq_user_release(struct kwq_budget *b)
+{
+	struct kwq_user *u = container_of(b, struct kwq_user, budget);
+
+	mutex_lock(&kwq_uq_lock);
+	list_del(&u->node);
+	mutex_unlock(&kwq_uq_lock);
+	WARN_ON_ONCE(atomic_long_read(&b->used));
+	kfree(u);
+}
+
+/*
+ * Under kwq_uq_lock: @uid's budget with a reference for the caller, made
+ * if it has none; NULL on allocation failure.
+ */
+static struct kwq_budget *kwq_user_budget(kuid_t uid)
+{
+	struct kwq_user *u;
+
+	lockdep_assert_held(&kwq_uq_lock);
+	list_for_each_entry(u, &kwq_user_list, node)
+		if (uid_eq(u->uid, uid) && refcount_inc_not_zero(&u->budget.ref))
+			return &u->budget;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	u->budget.limit = READ_ONCE(max_bytes_per_user);
+	u->budget.release = kwq_user_release;
+	refcount_set(&u->budget.ref, 1);
+	list_add(&u->node, &kwq_user_list);
+	return &u->budget;
+}
+
+/* A new max_bytes_per_user applies to every user at once. */
+static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp)
+{
+	struct kwq_user *u;
+	int ret;
+
+	mutex_lock(&kwq_uq_lock);
+	ret = param_set_ulong(val, kp);
+	if (!ret)
+		list_for_each_entry(u, &kwq_user_list, node)
+			WRITE_ONCE(u->budget.limit, max_bytes_per_user);
+	mutex_unlock(&kwq_uq_lock);
+	return ret;
+}
 
 static void kwq_uq_put(struct kwq_uq *uq)
 {
@@ -214,6 +286,7 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct kwq_create_args a;
+	struct kwq_budget *budget;
 	struct kwq_config cfg = {};
 	struct kwq_uq *uq;
 	struct kwq *q;
@@ -239,28 +312,38 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 	uq->gid = current_egid();
 	uq->mode = a.mode ?: 0600;
 
+	budget = NULL;
 	mutex_lock(&kf->attach_lock);
 	ret = -EISCONN;
 	if (kf->uq)
 		goto out_unlock_file;
 	mutex_lock(&kwq_uq_lock);
-	ret = -EDQUOT;
-	if (!capable(CAP_SYS_ADMIN) &&
-	    kwq_uq_count(uq->uid) >= max_queues_per_user)
-		goto out_unlock;
-	q = kwq_create(a.name, &cfg);
+	/* Limits per user: queues, and bytes through a budget. */
+	if (!capable(CAP_SYS_ADMIN)) {
+		ret = -EDQUOT;
+		if (kwq_uq_count(uq->uid) >= max_queues_per_user)
+			goto out_unlock;
+		ret = -ENOMEM;
+		budget = kwq_user_budget(uq->uid);
+		if (!budget)
+			goto out_unlock;
+	}
+	q = kwq_create_budget(a.name, &cfg, budget);
 	ret = PTR_ERR_OR_ZERO(q);
 	if (ret)
 		goto out_unlock;
 	uq->q = q;
 	list_add_tail(&uq->node, &kwq_uq_list);
 	mutex_unlock(&kwq_uq_lock);
+	/* The queue holds its own reference; the last put takes the mutex. */
+	kwq_budget_put(budget);
 	kwq_attach(kf, uq);
 	mutex_unlock(&kf->attach_lock);
 	return 0;
 
 out_unlock:
 	mutex_unlock(&kwq_uq_lock);
+	kwq_budget_put(budget);
 out_unlock_file:
 	mutex_unlock(&kf->attach_lock);
 	kfree(uq);
@@ -566,7 +649,7 @@ out:
 }
 
 /* Write one key as a record at @dst; false if the user memory faulted. */
-static bool kwq_put_rec(u8 __user *dst, struct kwq_item *item)
+static bool kwq_put_rec(u8 __user *dst, const struct kwq_item *item)
 {
 	static const u8 zeroes[8];
 	struct kwq_rec r = {};
@@ -585,7 +668,7 @@ static bool kwq_put_rec(u8 __user *dst, struct kwq_item *item)
 static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 		       unsigned int cmd, unsigned long arg)
 {
-	struct kwq_item *items[16];
+	struct kwq_item items[16];
 	unsigned int flags = 0;
 	struct kwq_get_args a;
 	struct kwq_uq *uq;
@@ -638,21 +721,17 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 
 		while (n < want && a.recs_len - a.used - n * KWQ_REC_SIZE_MAX >=
 		       KWQ_REC_SIZE_MAX) {
-			struct kwq_item *item;
-
-			item = kwq_get(uq->q, token, flags, timeout);
-			if (IS_ERR(item)) {
-				ret = PTR_ERR(item);
+			ret = kwq_get(uq->q, token, flags, timeout, &items[n]);
+			if (ret)
 				break;
-			}
-			items[n++] = item;
+			n++;
 			flags |= KWQ_GET_NONBLOCK;
 		}
 		for (i = 0, used = a.used; i < n; i++) {
 			size_t len;
 
-			kwq_item_key(items[i], &len);
-			if (!kwq_put_rec(dst + used, items[i]))
+			kwq_item_key(&items[i], &len);
+			if (!kwq_put_rec(dst + used, &items[i]))
 				break;
 			used += KWQ_REC_SIZE(len);
 		}
@@ -662,7 +741,7 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 			 * their levels, last taken first, so order holds.
 			 */
 			while (n--)
-				kwq_unget(uq->q, items[n]);
+				kwq_unget(uq->q, &items[n]);
 			ret = -EFAULT;
 			break;
 		}

@@ -4,7 +4,7 @@
  * semantics for keys that are byte strings.
  *
  * Data structures (all per queue, struct kwq in queue.h):
- *  - a hash set of nodes (struct kwq_item), one per key, hashed with
+ *  - a hash set of nodes (struct kwq_node), one per key, hashed with
  *    siphash under a per-queue random key. A node's state says where the
  *    key is: ready, waiting, processing (+ a pending requeue) or idle
  *    (nothing queued, only the rate limiter's failure count kept).
@@ -104,10 +104,10 @@ static struct hlist_head *kwq_bucket(struct kwq *q, u32 hash)
 	return &q->hash[hash & ((1U << q->hash_bits) - 1)];
 }
 
-static struct kwq_item *kwq_lookup(struct kwq *q, const void *key,
+static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
 				   size_t len, u32 hash)
 {
-	struct kwq_item *n;
+	struct kwq_node *n;
 
 	hlist_for_each_entry(n, kwq_bucket(q, hash), hnode)
 		if (n->hash == hash && n->key_len == len &&
@@ -117,7 +117,7 @@ static struct kwq_item *kwq_lookup(struct kwq *q, const void *key,
 }
 
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
-static struct kwq_item *kwq_lock_lookup(struct kwq *q, const void *key,
+static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 					size_t len, unsigned long *flags)
 	__acquires(&q->lock)
 {
@@ -126,6 +126,44 @@ static struct kwq_item *kwq_lock_lookup(struct kwq *q, const void *key,
 	spin_lock_irqsave(&q->lock, *flags);
 	return kwq_lookup(q, key, len, hash);
 }
+
+/*
+ * Byte budgets (kwq_internal.h): what a queue allocates for itself, its
+ * hash table and its nodes is charged to its owner's budget, if it has
+ * one. ->charged is this queue's part, under q->lock (or before the
+ * queue is visible, or once it is unreachable).
+ */
+static bool kwq_charge(struct kwq *q, size_t bytes)
+{
+	struct kwq_budget *b = q->budget;
+
+	if (b && atomic_long_add_return(bytes, &b->used) >
+		 READ_ONCE(b->limit)) {
+		atomic_long_sub(bytes, &b->used);
+		return false;
+	}
+	q->charged += bytes;
+	return true;
+}
+
+static void kwq_uncharge(struct kwq *q, size_t bytes)
+{
+	if (q->budget)
+		atomic_long_sub(bytes, &q->budget->used);
+	q->charged -= bytes;
+}
+
+static size_t kwq_table_bytes(unsigned int bits)
+{
+	return sizeof(struct hlist_head) << bits;
+}
+
+void kwq_budget_put(struct kwq_budget *b)
+{
+	if (b && refcount_dec_and_test(&b->ref))
+		b->release(b);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_budget_put);
 
 static void kwq_maybe_grow(struct kwq *q)
 {
@@ -143,13 +181,19 @@ static void kwq_grow_work(struct work_struct *work)
 	struct kwq *q = container_of(work, struct kwq, grow_work);
 	struct hlist_head *new, *old;
 	struct hlist_node *tmp;
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned int bits, old_bits;
 	unsigned long i;
 
 	spin_lock_irq(&q->lock);
 	bits = clamp_t(unsigned int, fls_long(q->nr_nodes), q->hash_bits + 1,
 		       KWQ_HASH_BITS_MAX);
+	/* Over budget: keep the table; longer chains cost time, not keys. */
+	if (!kwq_charge(q, kwq_table_bytes(bits))) {
+		q->grow_pending = false;
+		spin_unlock_irq(&q->lock);
+		return;
+	}
 	spin_unlock_irq(&q->lock);
 
 	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL);
@@ -167,28 +211,41 @@ static void kwq_grow_work(struct work_struct *work)
 		q->hash = new;
 		q->hash_bits = bits;
 		new = old;
+		bits = old_bits;
 	}
+	/* Whichever table is freed below. */
+	kwq_uncharge(q, kwq_table_bytes(bits));
 	q->grow_pending = false;
 	spin_unlock_irq(&q->lock);
 	kvfree(new);
 }
 
-static struct kwq_item *kwq_node_alloc(struct kwq *q, const void *key,
+static struct kmem_cache *kwq_node_cache_of(bool large)
+{
+	return large ? kwq_node_large_cache : kwq_node_cache;
+}
+
+/* A node for a new key, in the hash; ERR_PTR(-EDQUOT or -ENOMEM). */
+static struct kwq_node *kwq_node_alloc(struct kwq *q, const void *key,
 				       size_t len, u32 hash)
 {
 	bool large = len > KWQ_SMALL_KEY;
-	struct kwq_item *n;
+	struct kmem_cache *cache = kwq_node_cache_of(large);
+	struct kwq_node *n;
 
+	if (!kwq_charge(q, kmem_cache_size(cache)))
+		return ERR_PTR(-EDQUOT);
 	/*
 	 * Under q->lock, possibly in hard interrupt context. Not GFP_ATOMIC:
 	 * its __GFP_HIGH lets the memcg charge exceed memory.max, so a
 	 * container could queue keys past its limit. GFP_NOWAIT fails with
 	 * ENOMEM at the limit instead (dev.c reclaims and retries once).
 	 */
-	n = kmem_cache_zalloc(large ? kwq_node_large_cache : kwq_node_cache,
-			      GFP_NOWAIT | __GFP_NOWARN);
-	if (!n)
-		return NULL;
+	n = kmem_cache_zalloc(cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!n) {
+		kwq_uncharge(q, kmem_cache_size(cache));
+		return ERR_PTR(-ENOMEM);
+	}
 	n->q = q;
 	n->large = large;
 	n->hash = hash;
@@ -200,16 +257,19 @@ static struct kwq_item *kwq_node_alloc(struct kwq *q, const void *key,
 	return n;
 }
 
-static void kwq_node_free(struct kwq *q, struct kwq_item *n)
+static void kwq_node_free(struct kwq *q, struct kwq_node *n)
 {
+	struct kmem_cache *cache = kwq_node_cache_of(n->large);
+
 	hlist_del(&n->hnode);
 	q->nr_nodes--;
 	if (n->failures)
 		q->nr_failure_records--;
-	kmem_cache_free(n->large ? kwq_node_large_cache : kwq_node_cache, n);
+	kmem_cache_free(cache, n);
+	kwq_uncharge(q, kmem_cache_size(cache));
 }
 
-static void kwq_fail_inc(struct kwq *q, struct kwq_item *n)
+static void kwq_fail_inc(struct kwq *q, struct kwq_node *n)
 {
 	if (!q->item_limiter)
 		return;
@@ -219,7 +279,7 @@ static void kwq_fail_inc(struct kwq *q, struct kwq_item *n)
 		n->failures++;
 }
 
-static void kwq_fail_clear(struct kwq *q, struct kwq_item *n)
+static void kwq_fail_clear(struct kwq *q, struct kwq_node *n)
 {
 	if (n->failures) {
 		q->nr_failure_records--;
@@ -279,7 +339,7 @@ static u64 kwq_since(u64 now, u64 then)
  * depth counts dirty keys) and the time it became dirty (client-go
  * measures the queue duration from the first add).
  */
-static void kwq_set_requeue(struct kwq *q, struct kwq_item *n,
+static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 			    enum kwq_requeue requeue, u64 now)
 {
 	if (requeue == KWQ_REQUEUE_READY && n->requeue != KWQ_REQUEUE_READY) {
@@ -294,7 +354,7 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_item *n,
 
 /* --- ready FIFOs, one per priority level --- */
 
-static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
+static void kwq_ready_insert(struct kwq *q, struct kwq_node *n, int prio,
 			     bool head)
 {
 	struct rb_node **link = &q->levels.rb_root.rb_node, *parent = NULL;
@@ -304,7 +364,7 @@ static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
 	n->state = KWQ_READY;
 	q->nr_ready++;
 	while (*link) {
-		struct kwq_item *lh = rb_entry(*link, struct kwq_item, level_rb);
+		struct kwq_node *lh = rb_entry(*link, struct kwq_node, level_rb);
 
 		parent = *link;
 		if (prio == lh->prio) {
@@ -339,19 +399,19 @@ static void kwq_ready_insert(struct kwq *q, struct kwq_item *n, int prio,
 }
 
 /* Queue @n at the tail of priority level @prio. */
-static void kwq_ready_push(struct kwq *q, struct kwq_item *n, int prio)
+static void kwq_ready_push(struct kwq *q, struct kwq_node *n, int prio)
 {
 	kwq_ready_insert(q, n, prio, false);
 }
 
 /* The head of the ready level @prio (which must have keys). */
-static struct kwq_item *kwq_level_head(struct kwq *q, int prio)
+static struct kwq_node *kwq_level_head(struct kwq *q, int prio)
 {
 	struct rb_node *rb = q->levels.rb_root.rb_node;
-	struct kwq_item *lh;
+	struct kwq_node *lh;
 
 	while (rb) {
-		lh = rb_entry(rb, struct kwq_item, level_rb);
+		lh = rb_entry(rb, struct kwq_node, level_rb);
 		if (prio == lh->prio)
 			return lh;
 		rb = prio > lh->prio ? rb->rb_left : rb->rb_right;
@@ -359,9 +419,9 @@ static struct kwq_item *kwq_level_head(struct kwq *q, int prio)
 	return NULL;
 }
 
-static void kwq_ready_unlink(struct kwq *q, struct kwq_item *n)
+static void kwq_ready_unlink(struct kwq *q, struct kwq_node *n)
 {
-	struct kwq_item *lh;
+	struct kwq_node *lh;
 
 	if (!n->level_head) {
 		/* Not the oldest: remove or priority raise, O(log levels). */
@@ -372,7 +432,7 @@ static void kwq_ready_unlink(struct kwq *q, struct kwq_item *n)
 	} else if (list_empty(&n->fifo)) {
 		rb_erase_cached(&n->level_rb, &q->levels);
 	} else {
-		struct kwq_item *next = list_next_entry(n, fifo);
+		struct kwq_node *next = list_next_entry(n, fifo);
 
 		list_del(&n->fifo);
 		rb_replace_node_cached(&n->level_rb, &next->level_rb,
@@ -388,15 +448,15 @@ static void kwq_ready_unlink(struct kwq *q, struct kwq_item *n)
 
 static bool kwq_delay_less(struct rb_node *a, const struct rb_node *b)
 {
-	const struct kwq_item *x = rb_entry(a, struct kwq_item, delay_rb);
-	const struct kwq_item *y = rb_entry(b, struct kwq_item, delay_rb);
+	const struct kwq_node *x = rb_entry(a, struct kwq_node, delay_rb);
+	const struct kwq_node *y = rb_entry(b, struct kwq_node, delay_rb);
 
 	if (x->deadline != y->deadline)
 		return x->deadline < y->deadline;
 	return x->seq < y->seq;
 }
 
-static void kwq_wait_insert(struct kwq *q, struct kwq_item *n,
+static void kwq_wait_insert(struct kwq *q, struct kwq_node *n,
 			    u64 deadline, int prio)
 {
 	n->deadline = deadline;
@@ -407,7 +467,7 @@ static void kwq_wait_insert(struct kwq *q, struct kwq_item *n,
 	q->nr_waiting++;
 }
 
-static void kwq_wait_unlink(struct kwq *q, struct kwq_item *n)
+static void kwq_wait_unlink(struct kwq *q, struct kwq_node *n)
 {
 	rb_erase_cached(&n->delay_rb, &q->delayed);
 	q->nr_waiting--;
@@ -420,7 +480,7 @@ static void kwq_timer_update(struct kwq *q)
 	u64 deadline = KWQ_NO_DEADLINE;
 
 	if (first)
-		deadline = rb_entry(first, struct kwq_item, delay_rb)->deadline;
+		deadline = rb_entry(first, struct kwq_node, delay_rb)->deadline;
 	if (deadline == q->timer_deadline)
 		return;
 	q->timer_deadline = deadline;
@@ -442,16 +502,16 @@ static u64 kwq_deadline(u64 now, s64 after_ns)
 
 /* --- node state transitions (all under q->lock) --- */
 
-static void kwq_idle_unlink(struct kwq *q, struct kwq_item *n)
+static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
 {
 	list_del(&n->link);
 	q->nr_idle--;
 }
 
 /* @n stopped being queued: keep its failure record or free it. */
-static void kwq_release_node(struct kwq *q, struct kwq_item *n)
+static void kwq_release_node(struct kwq *q, struct kwq_node *n)
 {
-	struct kwq_item *old;
+	struct kwq_node *old;
 
 	q->nr_items--;
 	if (!n->failures) {
@@ -459,17 +519,18 @@ static void kwq_release_node(struct kwq *q, struct kwq_item *n)
 		return;
 	}
 	n->state = KWQ_IDLE;
+	n->deadline = 0;
 	list_add_tail(&n->link, &q->idle);
 	q->nr_idle++;
 	if (q->nr_idle > q->max_failure_records) {
-		old = list_first_entry(&q->idle, struct kwq_item, link);
+		old = list_first_entry(&q->idle, struct kwq_node, link);
 		kwq_idle_unlink(q, old);
 		kwq_node_free(q, old);
 		q->failure_records_evicted++;
 	}
 }
 
-static void kwq_make_ready(struct kwq *q, struct kwq_item *n, int prio,
+static void kwq_make_ready(struct kwq *q, struct kwq_node *n, int prio,
 			   u64 now)
 {
 	n->queued_ns = now;
@@ -477,7 +538,7 @@ static void kwq_make_ready(struct kwq *q, struct kwq_item *n, int prio,
 }
 
 /* End processing of @n: requeue it if it was added meanwhile. */
-static bool kwq_finish(struct kwq *q, struct kwq_item *n, u64 now)
+static bool kwq_finish(struct kwq *q, struct kwq_node *n, u64 now)
 {
 	enum kwq_requeue requeue = n->requeue;
 	u64 ready_ns = n->dirty_ns;
@@ -504,6 +565,7 @@ static bool kwq_finish(struct kwq *q, struct kwq_item *n, u64 now)
 		/* Ready since its deadline, as client-go would have it. */
 		requeue = KWQ_REQUEUE_READY;
 		ready_ns = n->deadline;
+		n->deadline = 0;
 	}
 	if (requeue == KWQ_REQUEUE_READY) {
 		kwq_make_ready(q, n, n->requeue_prio, ready_ns);
@@ -518,14 +580,21 @@ static bool kwq_finish(struct kwq *q, struct kwq_item *n, u64 now)
  * whether the add landed (changed when or how the key runs); sets *wake
  * when the key became ready.
  */
-static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
+static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 		      int prio, u64 now, bool *wake)
 {
 	bool changed = false;
 
 	switch (n->state) {
 	case KWQ_READY:
-		if (deadline || prio <= n->prio)
+		if (deadline) {
+			/* Remembered for after its run; the earliest wins. */
+			if (n->deadline && n->deadline <= deadline)
+				return false;
+			n->deadline = deadline;
+			return true;
+		}
+		if (prio <= n->prio)
 			return false;
 		/* Raise the priority: tail of the higher level. */
 		kwq_ready_unlink(q, n);
@@ -536,6 +605,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
 		if (!deadline) {
 			/* Ready now, once (not also at the old deadline). */
 			kwq_wait_unlink(q, n);
+			n->deadline = 0;
 			kwq_make_ready(q, n, prio, now);
 			*wake = true;
 			return true;
@@ -556,17 +626,21 @@ static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
 			n->requeue_prio = prio;
 			return true;
 		}
-		if (n->requeue == KWQ_REQUEUE_READY && deadline)
-			return false;
-		if (prio > n->requeue_prio) {
-			n->requeue_prio = prio;
+		if (deadline) {
+			/* Dirty or delayed: remember the earliest deadline. */
+			if (!n->deadline || deadline < n->deadline) {
+				n->deadline = deadline;
+				changed = true;
+			}
+		} else if (n->requeue == KWQ_REQUEUE_DELAYED) {
+			/* Dirty now; the deadline stays remembered. */
+			kwq_set_requeue(q, n, KWQ_REQUEUE_READY, now);
 			changed = true;
 		}
-		if (n->requeue == KWQ_REQUEUE_DELAYED &&
-		    (!deadline || deadline < n->deadline)) {
-			kwq_set_requeue(q, n, deadline ? KWQ_REQUEUE_DELAYED :
-							 KWQ_REQUEUE_READY, now);
-			n->deadline = deadline;
+		/* A delayed add does not raise the priority of a dirty key. */
+		if (!(deadline && n->requeue == KWQ_REQUEUE_READY) &&
+		    prio > n->requeue_prio) {
+			n->requeue_prio = prio;
 			changed = true;
 		}
 		return changed;
@@ -576,15 +650,18 @@ static bool kwq_readd(struct kwq *q, struct kwq_item *n, u64 deadline,
 	}
 }
 
-/* Drop q->lock, then wake getters and, once drained, drain waiters. */
-static void kwq_unlock(struct kwq *q, unsigned long flags, bool wake)
+/*
+ * Drop q->lock, then wake one getter per key made @ready (getters wait
+ * exclusively; pollers always wake) and, once drained, drain waiters.
+ */
+static void kwq_unlock(struct kwq *q, unsigned long flags, unsigned int ready)
 	__releases(&q->lock)
 {
 	bool drained = q->shutting_down && !q->nr_ready && !q->nr_processing;
 
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (wake)
-		wake_up(&q->get_wq);
+	if (ready)
+		wake_up_nr(&q->get_wq, ready);
 	if (drained)
 		wake_up(&q->drain_wq);
 }
@@ -593,7 +670,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 			  s64 after_ns, int prio, bool limited, u64 *delay_ns)
 {
 	struct kwq_limit_plan plan = {};
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned long flags;
 	bool landed = false, wake = false;
 	u64 now, deadline = 0, delay = 0;
@@ -625,8 +702,8 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 		}
 		if (!n) {
 			n = kwq_node_alloc(q, key, len, hash);
-			if (!n) {
-				ret = -ENOMEM;
+			if (IS_ERR(n)) {
+				ret = PTR_ERR(n);
 				goto out;
 			}
 		} else {
@@ -701,7 +778,7 @@ EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 
 int kwq_forget(struct kwq *q, const void *key, size_t len)
 {
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned long flags;
 
 	if (!q || !kwq_key_ok(key, len))
@@ -721,7 +798,7 @@ EXPORT_SYMBOL_GPL(kwq_forget);
 
 int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
 {
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned long flags;
 	int ret = 0;
 
@@ -737,7 +814,7 @@ EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
 int kwq_remove(struct kwq *q, const void *key, size_t len)
 {
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned long flags;
 	int ret = 0;
 
@@ -757,13 +834,15 @@ int kwq_remove(struct kwq *q, const void *key, size_t len)
 	case KWQ_PROCESSING:
 		if (n->requeue == KWQ_REQUEUE_NONE)
 			ret = -EBUSY;
+		/* Both the requeue and a remembered deadline. */
 		kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
+		n->deadline = 0;
 		break;
 	default:
 		ret = -ENOENT;
 		break;
 	}
-	kwq_unlock(q, flags, false);
+	kwq_unlock(q, flags, 0);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kwq_remove);
@@ -782,22 +861,59 @@ long kwq_len(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_len);
 
-/* Take the next ready key; NULL if none, ERR_PTR(-ESHUTDOWN) if none ever. */
-static struct kwq_item *kwq_try_get(struct kwq *q, void *owner)
+/* Under q->lock: the processing node @item leases; NULL for a stale lease. */
+static struct kwq_node *kwq_lease_node(struct kwq *q,
+				       const struct kwq_item *item)
 {
-	struct kwq_item *n = NULL;
+	struct kwq_node *n;
+
+	/* Only nodes still in the hash are looked at, never item->node. */
+	hlist_for_each_entry(n, kwq_bucket(q, item->hash), hnode)
+		if (n == item->node)
+			return n->state == KWQ_PROCESSING &&
+			       n->lease == item->lease ? n : NULL;
+	return NULL;
+}
+
+static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
+{
+	item->key = n->key;
+	item->len = n->key_len;
+	item->priority = n->prio;
+	item->hash = n->hash;
+	item->node = n;
+	item->lease = n->lease;
+}
+
+/* Take the next ready key into @item: 0, -EAGAIN if none, -ESHUTDOWN if none ever. */
+static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *item)
+{
+	struct kwq_node *n;
 	struct rb_node *rb;
 	unsigned long flags;
+	int ret = -EAGAIN;
 
 	spin_lock_irqsave(&q->lock, flags);
 	rb = rb_first_cached(&q->levels);
 	if (rb) {
-		n = rb_entry(rb, struct kwq_item, level_rb);
+		n = rb_entry(rb, struct kwq_node, level_rb);
 		kwq_ready_unlink(q, n);
 		n->state = KWQ_PROCESSING;
-		n->requeue = KWQ_REQUEUE_NONE;
 		n->owner = owner;
+		/* Never 0, so a zeroed struct kwq_item leases nothing. */
+		n->lease = ++q->lease_seq;
 		n->start_ns = kwq_now(q);
+		/*
+		 * A deadline remembered while ready is run by this get if it
+		 * has passed, else once done, as if add_after came now.
+		 */
+		n->requeue = KWQ_REQUEUE_NONE;
+		if (n->deadline > n->start_ns) {
+			n->requeue = KWQ_REQUEUE_DELAYED;
+			n->requeue_prio = n->prio;
+		} else {
+			n->deadline = 0;
+		}
 		/* The list stays in start order: kwq_get_stats() relies on it. */
 		list_add_tail(&n->link, &q->processing);
 		q->nr_processing++;
@@ -806,63 +922,91 @@ static struct kwq_item *kwq_try_get(struct kwq *q, void *owner)
 				 kwq_since(n->start_ns, n->queued_ns));
 		trace_kwq_get(q, n->key, n->key_len,
 			      kwq_since(n->start_ns, n->queued_ns), n->prio, 0);
+		kwq_lease_fill(n, item);
+		ret = 0;
 	} else if (q->shutting_down) {
-		n = ERR_PTR(-ESHUTDOWN);
+		ret = -ESHUTDOWN;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	return n;
+	return ret;
 }
 
-struct kwq_item *kwq_get(struct kwq *q, void *owner, unsigned int flags,
-			 s64 timeout_ns)
+/*
+ * Sleep until a key is taken (0), the queue is shut down and empty, a
+ * signal arrives or @timeout_ns (< 0: never) passes. Getters wait
+ * exclusively: a key made ready wakes one of them, not all (the adds
+ * wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
+ */
+static int kwq_get_wait(struct kwq *q, void *owner, s64 timeout_ns,
+			struct kwq_item *item)
 {
-	struct kwq_item *n;
-	long ret;
+	unsigned long flags;
+	DEFINE_WAIT(wait);
+	ktime_t expires;
+	bool ready;
+	int got;
 
-	if (!q || (flags & ~KWQ_GET_NONBLOCK))
-		return ERR_PTR(-EINVAL);
-	n = kwq_try_get(q, owner);
-	if (n)
-		return n;
+	if (timeout_ns > 0)
+		expires = ktime_add_ns(ktime_get(), timeout_ns);
+	for (;;) {
+		prepare_to_wait_exclusive(&q->get_wq, &wait,
+					  TASK_INTERRUPTIBLE);
+		got = kwq_try_get(q, owner, item);
+		if (got != -EAGAIN)
+			break;
+		if (signal_pending(current)) {
+			got = -ERESTARTSYS;
+			break;
+		}
+		if (timeout_ns < 0) {
+			schedule();
+		} else if (!schedule_hrtimeout(&expires, HRTIMER_MODE_ABS)) {
+			got = kwq_try_get(q, owner, item);
+			if (got == -EAGAIN)
+				got = -ETIMEDOUT;
+			break;
+		}
+	}
+	finish_wait(&q->get_wq, &wait);
+	if (!got || got == -ESHUTDOWN)
+		return got;
+	/*
+	 * Leaving without a key: a wake-up meant for this getter may have
+	 * been spent on it. Hand it on while keys are ready, or a ready
+	 * key could sit while other getters sleep.
+	 */
+	spin_lock_irqsave(&q->lock, flags);
+	ready = q->nr_ready;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (ready)
+		wake_up(&q->get_wq);
+	return got;
+}
+
+int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
+	    struct kwq_item *item)
+{
+	int got;
+
+	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
+		return -EINVAL;
+	got = kwq_try_get(q, owner, item);
+	if (got != -EAGAIN)
+		return got;
 	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
-		return ERR_PTR(-EAGAIN);
+		return -EAGAIN;
 
 	might_sleep();
 	kwq_get_ref(q);
-	if (timeout_ns < 0)
-		ret = wait_event_interruptible(q->get_wq,
-					       (n = kwq_try_get(q, owner)));
-	else
-		ret = wait_event_interruptible_hrtimeout(q->get_wq,
-							 (n = kwq_try_get(q, owner)),
-							 ns_to_ktime(timeout_ns));
+	got = kwq_get_wait(q, owner, timeout_ns, item);
 	kwq_put(q);
-	if (ret == -ETIME)
-		return ERR_PTR(-ETIMEDOUT);
-	if (ret)
-		return ERR_PTR(ret);
-	return n;
+	return got;
 }
 EXPORT_SYMBOL_GPL(kwq_get);
 
-const void *kwq_item_key(const struct kwq_item *item, size_t *len)
+int kwq_done(struct kwq *q, const struct kwq_item *item)
 {
-	if (!item)
-		return NULL;
-	if (len)
-		*len = item->key_len;
-	return item->key;
-}
-EXPORT_SYMBOL_GPL(kwq_item_key);
-
-int kwq_item_priority(const struct kwq_item *item)
-{
-	return item ? item->prio : 0;
-}
-EXPORT_SYMBOL_GPL(kwq_item_priority);
-
-int kwq_done(struct kwq *q, struct kwq_item *item)
-{
+	struct kwq_node *n;
 	unsigned long flags;
 	bool wake = false;
 	int ret = 0;
@@ -870,10 +1014,11 @@ int kwq_done(struct kwq *q, struct kwq_item *item)
 	if (!q || !item)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
-	if (item->q != q || item->state != KWQ_PROCESSING)
-		ret = -EINVAL;
+	n = kwq_lease_node(q, item);
+	if (!n)
+		ret = -ESTALE;
 	else
-		wake = kwq_finish(q, item, kwq_now(q));
+		wake = kwq_finish(q, n, kwq_now(q));
 	kwq_unlock(q, flags, wake);
 	return ret;
 }
@@ -881,7 +1026,7 @@ EXPORT_SYMBOL_GPL(kwq_done);
 
 int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 {
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned long flags;
 	bool wake = false;
 	int ret = 0;
@@ -902,7 +1047,7 @@ EXPORT_SYMBOL_GPL(kwq_done_key);
 
 int kwq_release_owner(struct kwq *q, void *owner)
 {
-	struct kwq_item *n, *tmp;
+	struct kwq_node *n, *tmp;
 	unsigned long flags;
 	int count = 0;
 	u64 now;
@@ -925,54 +1070,56 @@ int kwq_release_owner(struct kwq *q, void *owner)
 		q->lease_returns++;
 		count++;
 	}
-	kwq_unlock(q, flags, count > 0);
+	kwq_unlock(q, flags, count);
 	return count;
 }
 EXPORT_SYMBOL_GPL(kwq_release_owner);
 
 /* For dev.c: see kwq_internal.h. */
-void kwq_unget(struct kwq *q, struct kwq_item *item)
+void kwq_unget(struct kwq *q, const struct kwq_item *item)
 {
+	struct kwq_node *n;
 	unsigned long flags;
 
-	if (WARN_ON_ONCE(!q || !item))
-		return;
 	spin_lock_irqsave(&q->lock, flags);
-	if (WARN_ON_ONCE(item->q != q || item->state != KWQ_PROCESSING)) {
+	n = kwq_lease_node(q, item);
+	if (WARN_ON_ONCE(!n)) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
-	list_del(&item->link);
+	list_del(&n->link);
 	q->nr_processing--;
-	q->start_ns_sum -= item->start_ns;
+	q->start_ns_sum -= n->start_ns;
 	/* The get did not happen: take its queue duration back. */
 	kwq_hist_unobserve(&q->queue_hist,
-			   kwq_since(item->start_ns, item->queued_ns));
-	item->owner = NULL;
-	if (item->requeue != KWQ_REQUEUE_NONE)
-		item->prio = max(item->prio, item->requeue_prio);
-	kwq_set_requeue(q, item, KWQ_REQUEUE_NONE, 0);
+			   kwq_since(n->start_ns, n->queued_ns));
+	n->owner = NULL;
+	if (n->requeue != KWQ_REQUEUE_NONE)
+		n->prio = max(n->prio, n->requeue_prio);
+	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
 	/* Back where get took it from; queued_ns stays the original. */
-	kwq_ready_insert(q, item, item->prio, true);
-	kwq_unlock(q, flags, true);
+	kwq_ready_insert(q, n, n->prio, true);
+	kwq_unlock(q, flags, 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_unget);
 
 /*
- * For dev.c: see kwq_internal.h. Hand processing @items, taken with a
+ * For dev.c: see kwq_internal.h. Hand the leases @items, taken with a
  * private owner, to @owner (NULL: detached).
  */
-void kwq_set_owner(struct kwq *q, struct kwq_item **items, unsigned int n,
-		   void *owner)
+void kwq_set_owner(struct kwq *q, const struct kwq_item *items,
+		   unsigned int nr, void *owner)
 {
+	struct kwq_node *n;
 	unsigned long flags;
 	unsigned int i;
 
 	spin_lock_irqsave(&q->lock, flags);
-	for (i = 0; i < n; i++)
-		if (!WARN_ON_ONCE(items[i]->q != q ||
-				  items[i]->state != KWQ_PROCESSING))
-			items[i]->owner = owner;
+	for (i = 0; i < nr; i++) {
+		n = kwq_lease_node(q, &items[i]);
+		if (!WARN_ON_ONCE(!n))
+			n->owner = owner;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_set_owner);
@@ -998,12 +1145,12 @@ EXPORT_SYMBOL_IF_KUNIT(kwq_poll);
 static void kwq_shutdown_locked(struct kwq *q, bool drain)
 {
 	struct rb_node *rb;
-	struct kwq_item *n;
+	struct kwq_node *n;
 	u64 dropped = 0;
 
 	WRITE_ONCE(q->shutting_down, true);
 	while ((rb = rb_first_cached(&q->delayed))) {
-		n = rb_entry(rb, struct kwq_item, delay_rb);
+		n = rb_entry(rb, struct kwq_node, delay_rb);
 		kwq_wait_unlink(q, n);
 		kwq_release_node(q, n);
 		dropped++;
@@ -1075,7 +1222,7 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
 
 int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 {
-	struct kwq_item *oldest;
+	struct kwq_node *oldest;
 	unsigned long flags;
 	struct rb_node *rb;
 	u64 now, listed = 0;
@@ -1089,7 +1236,7 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	st->workqueue_depth = q->nr_ready + q->nr_dirty;
 	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */
 	st->unfinished_work_ns = (u64)q->nr_processing * now - q->start_ns_sum;
-	oldest = list_first_entry_or_null(&q->processing, struct kwq_item,
+	oldest = list_first_entry_or_null(&q->processing, struct kwq_node,
 					  link);
 	if (oldest)
 		st->longest_running_ns = kwq_since(now, oldest->start_ns);
@@ -1097,7 +1244,7 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	kwq_hist_snapshot(&q->work_hist, &st->work_duration);
 	for (rb = rb_first_cached(&q->levels);
 	     rb && i < KWQ_STATS_PRIO_LEVELS; rb = rb_next(rb), i++) {
-		const struct kwq_item *lh = rb_entry(rb, struct kwq_item,
+		const struct kwq_node *lh = rb_entry(rb, struct kwq_node,
 						     level_rb);
 
 		st->prio_depth[i].priority = lh->prio;
@@ -1123,10 +1270,10 @@ EXPORT_SYMBOL_GPL(kwq_get_stats);
 
 void kwq_clock_expired(struct kwq *q)
 {
-	struct kwq_item *n;
+	struct kwq_node *n;
 	struct rb_node *rb;
 	unsigned long flags;
-	bool wake = false;
+	unsigned int ready = 0;
 	u64 now;
 
 	spin_lock_irqsave(&q->lock, flags);
@@ -1134,17 +1281,18 @@ void kwq_clock_expired(struct kwq *q)
 	/* Whatever was armed has fired. */
 	q->timer_deadline = KWQ_NO_DEADLINE;
 	while ((rb = rb_first_cached(&q->delayed))) {
-		n = rb_entry(rb, struct kwq_item, delay_rb);
+		n = rb_entry(rb, struct kwq_node, delay_rb);
 		if (n->deadline > now)
 			break;
 		kwq_wait_unlink(q, n);
 		trace_kwq_delay_fired(q, n->key, n->key_len,
 				      now - n->deadline, n->prio, 0);
+		n->deadline = 0;
 		kwq_make_ready(q, n, n->prio, now);
-		wake = true;
+		ready++;
 	}
 	kwq_timer_update(q);
-	kwq_unlock(q, flags, wake);
+	kwq_unlock(q, flags, ready);
 }
 EXPORT_SYMBOL_GPL(kwq_clock_expired);
 
@@ -1164,20 +1312,25 @@ static struct kwq *kwq_registry_find(const char *name)
 static void kwq_free(struct kwq *q)
 {
 	struct hlist_node *tmp;
-	struct kwq_item *n;
+	struct kwq_node *n;
 	unsigned long i;
 
 	hrtimer_cancel(&q->timer);
 	cancel_work_sync(&q->grow_work);
 	for (i = 0; i < (1UL << q->hash_bits); i++)
 		hlist_for_each_entry_safe(n, tmp, &q->hash[i], hnode)
-			kmem_cache_free(n->large ? kwq_node_large_cache :
-				       kwq_node_cache, n);
+			kmem_cache_free(kwq_node_cache_of(n->large), n);
 	kvfree(q->hash);
+	if (q->budget) {
+		atomic_long_sub(q->charged, &q->budget->used);
+		kwq_budget_put(q->budget);
+	}
 	kfree(q);
 }
 
-struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
+/* For dev.c: see kwq_internal.h. */
+struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
+			      struct kwq_budget *budget)
 {
 	static const struct kwq_config defaults;
 	const struct kwq_clock *clock;
@@ -1200,6 +1353,13 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 	spin_lock_init(&q->lock);
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
+	/* The queue's charges go back to @budget when it is freed. */
+	q->budget = budget;
+	if (budget)
+		refcount_inc(&budget->ref);
+	ret = -EDQUOT;
+	if (!kwq_charge(q, sizeof(*q)))
+		goto err_free;
 	strscpy(q->name, name, sizeof(q->name));
 	get_random_bytes(&q->hkey, sizeof(q->hkey));
 	/*
@@ -1227,6 +1387,9 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 	ret = kwq_limiters_init(q, cfg, clock->now(clock));
 	if (ret)
 		goto err_free;
+	ret = -EDQUOT;
+	if (!kwq_charge(q, kwq_table_bytes(q->hash_bits)))
+		goto err_free;
 	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash),
 			   GFP_KERNEL_ACCOUNT);
 	if (!q->hash) {
@@ -1247,9 +1410,20 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 	return q;
 
 err_free:
+	if (budget) {
+		atomic_long_sub(q->charged, &budget->used);
+		/* Not the last reference: the caller holds one. */
+		kwq_budget_put(budget);
+	}
 	kvfree(q->hash);
 	kfree(q);
 	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_create_budget);
+
+struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
+{
+	return kwq_create_budget(name, cfg, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_create);
 
@@ -1318,17 +1492,17 @@ int kwq_core_init(void)
 	 */
 	kwq_node_cache =
 		kmem_cache_create_usercopy("kwq_node",
-					   sizeof(struct kwq_item) + KWQ_SMALL_KEY,
+					   sizeof(struct kwq_node) + KWQ_SMALL_KEY,
 					   0, SLAB_ACCOUNT,
-					   offsetof(struct kwq_item, key),
+					   offsetof(struct kwq_node, key),
 					   KWQ_SMALL_KEY, NULL);
 	if (!kwq_node_cache)
 		return -ENOMEM;
 	kwq_node_large_cache =
 		kmem_cache_create_usercopy("kwq_node_large",
-					   sizeof(struct kwq_item) + KWQ_KEY_MAX,
+					   sizeof(struct kwq_node) + KWQ_KEY_MAX,
 					   0, SLAB_ACCOUNT,
-					   offsetof(struct kwq_item, key),
+					   offsetof(struct kwq_node, key),
 					   KWQ_KEY_MAX, NULL);
 	if (!kwq_node_large_cache) {
 		kmem_cache_destroy(kwq_node_cache);

@@ -17,6 +17,7 @@
 #include <linux/workqueue.h>
 
 struct dentry;
+struct kwq_budget;
 
 /* Where a key is. */
 enum kwq_state {
@@ -33,8 +34,11 @@ enum kwq_requeue {
 	KWQ_REQUEUE_DELAYED,	/* add_after while processing: ->deadline */
 };
 
-/* One node per key. Also the handle kwq_get() returns. */
-struct kwq_item {
+/*
+ * One node per key. kwq_get() hands out leases on it (struct kwq_item),
+ * told apart by ->lease, so the node itself never leaves kwq.
+ */
+struct kwq_node {
 	struct hlist_node hnode;	/* hash bucket */
 	/*
 	 * READY: ->fifo links the members of one priority level in a
@@ -50,11 +54,16 @@ struct kwq_item {
 		u64 level_len;		/* READY level head: keys of its level */
 		u64 dirty_ns;		/* REQUEUE_READY: clock time of the add */
 	};
-	u64 deadline;			/* WAITING, or REQUEUE_DELAYED */
+	/*
+	 * WAITING: when it becomes ready. READY and PROCESSING: a deadline
+	 * add_after asked for, remembered for after the run; 0 if none.
+	 */
+	u64 deadline;
 	u64 queued_ns;			/* clock time it last became ready */
 	u64 start_ns;			/* clock time processing started */
 	struct kwq *q;			/* queue the node belongs to */
 	void *owner;			/* PROCESSING: kwq_get()'s cookie */
+	u64 lease;			/* PROCESSING: which hand-out, never 0 */
 	u32 hash;
 	u32 failures;			/* rate limiter failure count */
 	int prio;
@@ -101,6 +110,7 @@ struct kwq {
 	struct list_head processing;
 	struct list_head idle;		/* IDLE records, least recent first */
 	u64 seq;
+	u64 lease_seq;			/* last lease handed out */
 	u64 timer_deadline;		/* armed deadline, U64_MAX if none */
 
 	unsigned long nr_nodes;		/* all nodes in the hash */
@@ -122,6 +132,9 @@ struct kwq {
 	u64 start_ns_sum;		/* of PROCESSING nodes, modulo 2^64 */
 	struct kwq_hist queue_hist;	/* ready -> get */
 	struct kwq_hist work_hist;	/* get -> done */
+
+	struct kwq_budget *budget;	/* constant; NULL: none */
+	size_t charged;			/* bytes charged to ->budget */
 
 	bool shutting_down;
 	unsigned long shutdown_seq;	/* bumped by every plain shutdown */

@@ -292,14 +292,18 @@ const char *kwq_name(const struct kwq *q);
  *
  * Ready key: no-op. Waiting key: becomes ready now, once. Processing
  * key: marked dirty and queued at the FIFO tail by kwq_done(). Otherwise
- * queued at the tail with priority 0. Nodes are allocated with
- * GFP_ATOMIC under the queue lock.
+ * queued at the tail with priority 0. Nodes are allocated under the queue
+ * lock with GFP_NOWAIT (no emergency reserves) and charged to the memory
+ * cgroup of the calling task, so at that cgroup's memory.max an add fails
+ * with -ENOMEM rather than reclaim.
  *
  * Context: any context that may take a spinlock_t (process, softirq,
  * hard interrupt handlers).
  * Return: 0; -EINVAL for a bad argument, -ESHUTDOWN after shutdown,
- * -ENOSPC if the key is new and max_items are queued, -ENOMEM. On error
- * nothing changed.
+ * -ENOSPC if the key is new and max_items are queued, -ENOMEM, -EDQUOT
+ * if the key is new and the queue's byte budget is spent (only queues
+ * created through /dev/kwq have one: their creator's). On error nothing
+ * changed.
  */
 int kwq_add(struct kwq *q, const void *key, size_t len);
 
@@ -310,9 +314,11 @@ int kwq_add(struct kwq *q, const void *key, size_t len);
  * @len: 1..KWQ_KEY_MAX
  * @delay_ns: delay; <= 0 is kwq_add()
  *
- * Waiting key: the earlier deadline wins. Ready key: no-op. Processing
- * key: the deadline is remembered and honoured by kwq_done() (ready at
- * once if it has passed by then).
+ * Waiting key: the earlier deadline wins. Ready or processing key: the
+ * key remembers the earliest such deadline and runs again once it has
+ * passed: a kwq_get() after the deadline is that run; one before it
+ * carries the deadline into processing, and kwq_done() then makes the key
+ * wait for what is left of it (or ready at once if it has passed).
  *
  * Context: as kwq_add().
  * Return: as kwq_add().
@@ -409,14 +415,40 @@ int kwq_remove(struct kwq *q, const void *key, size_t len);
 long kwq_len(struct kwq *q);
 
 /**
+ * struct kwq_item - a key handed out by kwq_get(): the caller's lease on it
+ * @key: the key bytes, valid until the lease ends (kwq_done(), or
+ *	kwq_release_owner() of its owner)
+ * @len: key length
+ * @priority: the priority the key was handed out with
+ *
+ * The caller owns this struct (on its stack or in its own objects); kwq
+ * fills it in kwq_get() and only reads it in kwq_done(). A key can be
+ * handed out many times over the life of a queue; the private fields name
+ * this hand-out (a lease number) and where to look for the key's record,
+ * which kwq never follows unless the record is still in the queue. So a
+ * stale or repeated kwq_done() is refused with -ESTALE instead of ending
+ * somebody else's processing.
+ */
+struct kwq_item {
+	const void *key;
+	size_t len;
+	int priority;
+	/* private: */
+	u32 hash;
+	const void *node;
+	u64 lease;
+};
+
+/**
  * kwq_get() - take the next ready key for processing (client-go Get)
  * @q: queue
- * @owner: cookie stored with the item for kwq_release_owner() and
+ * @owner: cookie stored with the lease for kwq_release_owner() and
  *	kwq_done_key(), or NULL for none
  * @flags: 0 or KWQ_GET_NONBLOCK
  * @timeout_ns: KWQ_WAIT_FOREVER (any negative value) to wait without
  *	limit, 0 to not wait, else the longest wait in nanoseconds of
  *	CLOCK_MONOTONIC (whatever the queue's clock)
+ * @item: filled with the key and the lease on it
  *
  * Hands out the oldest key of the highest priority and moves it to the
  * processing set, where it stays until kwq_done(). After shutdown ready
@@ -424,14 +456,13 @@ long kwq_len(struct kwq *q);
  *
  * Context: process context, may sleep; with KWQ_GET_NONBLOCK or a zero
  * @timeout_ns, any context that may take a spinlock_t.
- * Return: the item, whose key (kwq_item_key()) stays valid until
- * kwq_done(); or ERR_PTR(-EAGAIN) when nothing is ready and waiting is
- * not allowed, ERR_PTR(-ETIMEDOUT) after @timeout_ns, ERR_PTR(-ERESTARTSYS)
- * when a signal interrupted the wait, ERR_PTR(-ESHUTDOWN) when the queue
- * is shut down and empty, ERR_PTR(-EINVAL) for bad arguments.
+ * Return: 0 with @item filled; -EAGAIN when nothing is ready and waiting
+ * is not allowed, -ETIMEDOUT after @timeout_ns, -ERESTARTSYS when a
+ * signal interrupted the wait, -ESHUTDOWN when the queue is shut down and
+ * empty, -EINVAL for bad arguments. On error @item is not written.
  */
-struct kwq_item *kwq_get(struct kwq *q, void *owner, unsigned int flags,
-			 s64 timeout_ns);
+int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
+	    struct kwq_item *item);
 
 /**
  * kwq_item_key() - the key of an item
@@ -441,16 +472,27 @@ struct kwq_item *kwq_get(struct kwq *q, void *owner, unsigned int flags,
  * Context: any context.
  * Return: the key bytes, valid until kwq_done() (NULL for a NULL @item).
  */
-const void *kwq_item_key(const struct kwq_item *item, size_t *len);
+static inline const void *kwq_item_key(const struct kwq_item *item,
+				       size_t *len)
+{
+	if (!item)
+		return NULL;
+	if (len)
+		*len = item->len;
+	return item->key;
+}
 
 /**
  * kwq_item_priority() - the priority an item was handed out with
- * @item: item from kwq_get(), not yet done
+ * @item: item from kwq_get()
  *
  * Context: any context.
  * Return: the priority (0 for a NULL @item).
  */
-int kwq_item_priority(const struct kwq_item *item);
+static inline int kwq_item_priority(const struct kwq_item *item)
+{
+	return item ? item->priority : 0;
+}
 
 /**
  * kwq_done() - finish processing an item (client-go Done)
@@ -460,13 +502,15 @@ int kwq_item_priority(const struct kwq_item *item);
  * A key added while processing is queued again (at the FIFO tail, or
  * waiting if it was added with a delay that has not passed); otherwise
  * the key leaves the queue, its failure count kept until kwq_forget().
- * The item must not be used afterwards.
+ * The lease ends: a second kwq_done() of the same @item, or one after
+ * kwq_release_owner() returned the key, gets -ESTALE and changes
+ * nothing, even if the key was handed out again meanwhile.
  *
  * Context: as kwq_add().
- * Return: 0, or -EINVAL for a bad argument or an item that is not
- * processing on @q.
+ * Return: 0; -ESTALE if @item's lease on @q has ended (or @item never
+ * came from @q), -EINVAL for a NULL argument.
  */
-int kwq_done(struct kwq *q, struct kwq_item *item);
+int kwq_done(struct kwq *q, const struct kwq_item *item);
 
 /**
  * kwq_done_key() - kwq_done() by key, checking the owner
@@ -488,7 +532,8 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner);
  *
  * Every key processing under @owner is queued again at the tail of its
  * priority (once, even if it was added meanwhile) and counted as a lease
- * return. Items of @owner must not be used afterwards. Used when the
+ * return. The leases of @owner's items end: kwq_done() of them gets
+ * -ESTALE. Used when the
  * holder of a lease goes away (an fd is closed), so nothing is lost.
  *
  * Context: as kwq_add().

@@ -175,26 +175,27 @@ static int bench_kwq_producer(void *arg)
 static int bench_kwq_consumer(void *arg)
 {
 	struct bench_ctx *c = arg;
-	struct kwq_item *item;
+	struct kwq_item item;
+	int ret;
 
 	for (;;) {
-		item = ERR_PTR(-EAGAIN);
+		ret = -EAGAIN;
 		/* diag: a first non-blocking try counts the waits. */
 		if (diag)
-			item = kwq_get(c->q, NULL, KWQ_GET_NONBLOCK, 0);
-		if (PTR_ERR(item) == -EAGAIN) {
+			ret = kwq_get(c->q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+		if (ret == -EAGAIN) {
 			if (diag)
 				atomic_inc(&c->sleeps);
-			item = kwq_get(c->q, NULL, 0, KWQ_WAIT_FOREVER);
+			ret = kwq_get(c->q, NULL, 0, KWQ_WAIT_FOREVER, &item);
 		}
-		if (IS_ERR(item)) {
-			if (PTR_ERR(item) != -ESHUTDOWN)
+		if (ret) {
+			if (ret != -ESHUTDOWN)
 				atomic_inc(&c->errors);
 			break;
 		}
-		if (bench_key_idx(item) == U64_MAX)
+		if (bench_key_idx(&item) == U64_MAX)
 			atomic_inc(&c->errors);
-		if (kwq_done(c->q, item))
+		if (kwq_done(c->q, &item))
 			atomic_inc(&c->errors);
 		atomic_inc(&c->ran);
 	}
@@ -382,7 +383,7 @@ static void bench_scale_report(const char *op, unsigned int n, u64 ops,
 static int bench_scale_ready(unsigned int n)
 {
 	u64 add_ns = 0, get_ns = 0, next = n, t;
-	struct kwq_item *item;
+	struct kwq_item item;
 	struct bench_key k;
 	unsigned int i, j;
 	int errors = 0;
@@ -408,12 +409,11 @@ static int bench_scale_ready(unsigned int n)
 		add_ns += ktime_get_ns() - t;
 		t = ktime_get_ns();
 		for (j = 0; j < BENCH_ROUND; j++) {
-			item = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0);
-			if (IS_ERR(item)) {
+			if (kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item)) {
 				errors++;
 				continue;
 			}
-			errors += !!kwq_done(q, item);
+			errors += !!kwq_done(q, &item);
 		}
 		get_ns += ktime_get_ns() - t;
 		cond_resched();
@@ -512,16 +512,17 @@ static void bench_timer_seen(struct bench_timer *bt, u64 idx, u64 now)
 static int bench_timer_consumer(void *arg)
 {
 	struct bench_timer *bt = arg;
-	struct kwq_item *item;
+	struct kwq_item item;
 	u64 now;
+	int ret;
 
 	for (;;) {
-		item = kwq_get(bt->q, NULL, 0, KWQ_WAIT_FOREVER);
+		ret = kwq_get(bt->q, NULL, 0, KWQ_WAIT_FOREVER, &item);
 		now = ktime_get_ns();
-		if (IS_ERR(item))
+		if (ret)
 			break;
-		bench_timer_seen(bt, bench_key_idx(item), now);
-		kwq_done(bt->q, item);
+		bench_timer_seen(bt, bench_key_idx(&item), now);
+		kwq_done(bt->q, &item);
 	}
 	bench_idle_until_stopped();
 	return 0;

@@ -106,7 +106,7 @@ static bool example_reconcile(unsigned int i, const void *key, size_t len)
 	return attempts >= (int)fail_times;
 }
 
-static void example_handle(struct kwq_item *item)
+static void example_handle(const struct kwq_item *item)
 {
 	const void *key;
 	u64 delay;
@@ -141,17 +141,18 @@ static void example_handle(struct kwq_item *item)
 
 static int example_work(void *unused)
 {
-	struct kwq_item *item;
+	struct kwq_item item;	/* this worker's lease on its key */
+	int ret;
 
 	while (!kthread_should_stop()) {
 		/* A bounded wait, so kthread_stop() is noticed. */
-		item = kwq_get(example_q, NULL, 0, 100 * NSEC_PER_MSEC);
-		if (IS_ERR(item)) {
-			if (PTR_ERR(item) == -ESHUTDOWN)
+		ret = kwq_get(example_q, NULL, 0, 100 * NSEC_PER_MSEC, &item);
+		if (ret) {
+			if (ret == -ESHUTDOWN)
 				schedule_timeout_interruptible(HZ / 10);
 			continue;
 		}
-		example_handle(item);
+		example_handle(&item);
 	}
 	return 0;
 }

@@ -107,7 +107,7 @@ static const struct {
 	{ "OPEN", 0x01, E_ARGS | B(EISCONN) | B(ENOENT) | B(EACCES) },
 	{ "DESTROY", 0x02, E_ARGS | B(ENOENT) | B(EPERM) },
 	{ "LIST", 0x03, E_ARGS | B(ENOMEM) },
-	{ "ADD", 0x04, E_Q | B(ENOSPC) | B(ESHUTDOWN) | B(ENOMEM) },
+	{ "ADD", 0x04, E_Q | B(ENOSPC) | B(EDQUOT) | B(ESHUTDOWN) | B(ENOMEM) },
 	{ "GET", 0x05, E_Q | B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
 	{ "DONE", 0x06, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) },
 	{ "FORGET", 0x07, E_Q | B(ENOMEM) },

@@ -3,6 +3,9 @@
  * Limits, each hit cleanly with nothing lost and the queue intact:
  *  - the item cap (max_items): ENOSPC, a batch stops at the cap;
  *  - queues per user (module parameter max_queues_per_user): EDQUOT;
+ *  - bytes per user (module parameter max_bytes_per_user), charged to the
+ *    queue's creator whoever adds: EDQUOT, released when keys leave and
+ *    when the queue is destroyed after its creator exited;
  *  - a memory cgroup's memory.max (the nodes are SLAB_ACCOUNT): ENOMEM,
  *    every key accepted before it is still there exactly once.
  * Runs as root; the per-user and memcg parts run in children.
@@ -13,6 +16,9 @@
 #include <sys/stat.h>
 
 #define PARAM	"/sys/module/kwq/parameters/max_queues_per_user"
+#define BPARAM	"/sys/module/kwq/parameters/max_bytes_per_user"
+#define BUDGET	(256 * 1024)
+#define BUDGET_UID	4243
 #define CG	"/sys/fs/cgroup"
 #define CGK	CG "/kwq-limits"
 
@@ -175,6 +181,121 @@ static void per_user(void)
 }
 
 /*
+ * Add distinct 200-byte keys "<prefix><i>" one at a time until an add
+ * fails; returns how many were accepted, the errno in *err.
+ */
+static unsigned int fill(int fd, const char *prefix, int *err)
+{
+	char key[256];
+	unsigned int n;
+	int l;
+
+	memset(key, 'b', sizeof(key));
+	for (n = 0; n < 1000000; n++) {
+		l = sprintf(key, "%s%u", prefix, n);
+		key[l] = '-';
+		if (kwq_add(fd, key, 200) < 0) {
+			*err = errno;
+			return n;
+		}
+	}
+	*err = 0;
+	return n;
+}
+
+/*
+ * Child as an unprivileged uid: make a queue anyone may open, fill it
+ * until the byte budget refuses, report "accepted errno len" and exit,
+ * leaving the queue behind (queues outlive their creator).
+ */
+static void budget_child(const char *name, int pipe_w)
+{
+	struct kwq_queue_opts o = { .mode = 0666 };
+	unsigned int n;
+	int fd, e;
+
+	if (setgid(BUDGET_UID) < 0 || setuid(BUDGET_UID) < 0)
+		_exit(10);
+	fd = kt_dev();
+	if (kwq_create(fd, name, &o) < 0)
+		_exit(11);
+	n = fill(fd, "b", &e);
+	dprintf(pipe_w, "%u %d %ld\n", n, e, kt_len(fd));
+	_exit(0);
+}
+
+/* Fork budget_child for queue @name; returns its "accepted errno len". */
+static int budget_round(const char *name, unsigned int *n, int *e, long *len)
+{
+	char line[64] = "";
+	int p[2];
+	pid_t pid;
+	ssize_t r;
+
+	if (pipe(p) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0)
+		budget_child(name, p[1]);
+	close(p[1]);
+	r = read(p[0], line, sizeof(line) - 1);
+	close(p[0]);
+	kt_wait(pid);
+	return r > 0 && sscanf(line, "%u %d %ld", n, e, len) == 3 ? 0 : -1;
+}
+
+static void per_user_bytes(void)
+{
+	char old[32] = "", name[KWQ_NAME_LEN], name2[KWQ_NAME_LEN], val[32];
+	unsigned int n = 0, n2 = 0, got = 0;
+	int fd, e = -1, e2 = -1, r, bad;
+	long len = -1, len2 = -1;
+
+	fd = open(BPARAM, O_RDONLY);
+	if (fd < 0 || read(fd, old, sizeof(old) - 1) <= 0) {
+		printf("    # no " BPARAM "\n");
+		exit(1);
+	}
+	close(fd);
+	snprintf(val, sizeof(val), "%d", BUDGET);
+	if (write_file(BPARAM, val) < 0) {
+		printf("    # cannot write " BPARAM "\n");
+		exit(1);
+	}
+	kt_name(name, "budget");
+	r = budget_round(name, &n, &e, &len);
+	printf("    # byte budget %d: %u keys of 200 bytes, then %s\n", BUDGET,
+	       n, kt_ename(e));
+	/* Key bytes alone bound it from above; the nodes are < 2 KiB each. */
+	ktap_check(!r && e == EDQUOT && n > BUDGET / 2048 && n < BUDGET / 200,
+		   "bytes_per_user_edquot", "accepted %u then %s", n,
+		   kt_ename(e));
+	ktap_check(len == (long)n, "bytes_per_user_queue_intact",
+		   "len %ld of %u", len, n);
+
+	/* Root adds to the user's queue: the creator's budget counts. */
+	fd = kt_attach(name);
+	KT_ERR(kt_add(fd, "root-new-key"), EDQUOT, "bytes_charged_to_creator");
+	bad = drain_check(fd, "b", n, &got);
+	ktap_check(!bad && got == n, "bytes_per_user_every_key_once",
+		   "bad %d got %u of %u", bad, got, n);
+	KT_OK(kt_add(fd, "root-new-key"), "bytes_released_by_done");
+	kwq_destroy(fd, name);
+	close(fd);
+
+	/* Everything the destroyed queue held is back: the same fill fits. */
+	kt_name(name2, "budget2");
+	r = budget_round(name2, &n2, &e2, &len2);
+	ktap_check(!r && e2 == EDQUOT && n2 == n, "bytes_released_at_destroy",
+		   "second queue took %u (first %u) then %s", n2, n,
+		   kt_ename(e2));
+	fd = kt_attach(name2);
+	kwq_destroy(fd, name2);
+	close(fd);
+	write_file(BPARAM, old);
+}
+
+/*
  * Child in a cgroup with a small memory.max: add distinct 200-byte keys
  * until ENOMEM. Reports "accepted errno" and waits to be killed, holding
  * the queue (the parent checks it).
@@ -280,9 +401,10 @@ static void memcg(void)
 
 int main(void)
 {
-	kt_setup("kwq_limits", 12, 300);
+	kt_setup("kwq_limits", 18, 300);
 	item_cap();
 	per_user();
+	per_user_bytes();
 	memcg();
 	return ktap_end();
 }

@@ -37,7 +37,7 @@ int main(void)
 	pid_t pid;
 	int fd, fd2, r, i;
 
-	kt_setup("kwq_queue", 45, 120);
+	kt_setup("kwq_queue", 46, 120);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;	/* no SA_RESTART: blocking calls see EINTR */
 	sigaction(SIGUSR1, &sa, NULL);
@@ -147,6 +147,11 @@ int main(void)
 		   kt_len(fd));
 	kt_take(fd, 0, 0, 1, buf, sizeof(buf));
 	kt_done(fd, "ready");
+	/* the deadline asked for while it was ready comes after its run */
+	ktap_check(kwq_stats(fd, &st) == 0 && st.waiting == 1 && st.len == 0,
+		   "ready_key_deadline_remembered", "waiting %llu len %llu",
+		   (unsigned long long)st.waiting, (unsigned long long)st.len);
+	kwq_remove(fd, "ready", 5);
 	kwq_add_after(fd, "gone", 4, 3600 * KT_SEC);
 	KT_OK(kwq_remove(fd, "gone", 4), "remove_waiting_key");
 	ktap_check(kwq_stats(fd, &st) == 0 && st.waiting == 0, "removed_waiting_key_gone",

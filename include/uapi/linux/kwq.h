@@ -136,7 +136,9 @@ struct kwq_rec {
  * @pad: 0
  * @pad2: 0
  *
- * Per-key errors: ENOSPC (item cap), ESHUTDOWN (add after shutdown),
+ * Per-key errors: ENOSPC (item cap), EDQUOT (the queue creator's byte
+ * budget, module parameter max_bytes_per_user, is spent), ESHUTDOWN (add
+ * after shutdown),
  * ENOENT (done of a key not processing, remove of a key not queued),
  * EPERM (done of a key leased to another fd), EBUSY (remove of a key
  * that is processing and not queued again).
