@@ -11,17 +11,29 @@
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
 #                        SEED=S (random, printed) PROCS=P THREADS=T
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
-#   make install         module (modules_install), udev rule, and from
+#   make install         module (modules_install), udev rule; for consumer
+#                        modules the kernel API header and Module.symvers in
+#                        KWQ_SRCDIR (/usr/src/kwq-VERSION, DKMS's layout); from
 #                        userspace/: headers, libkwq, pkg-config, kwqctl;
 #                        DESTDIR and PREFIX honoured
 #   make uninstall
 #   make clean
+# Given KDIR alone, install for the kernel it was configured for.
+ifdef KDIR
+KRELEASE ?= $(or $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null),$(shell uname -r))
+endif
 KRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KRELEASE)/build
 KWQ_OUT ?= $(CURDIR)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
 UDEVDIR ?= /lib/udev/rules.d
+KWQ_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+# What a consumer module builds against: KWQ_SRCDIR/include and
+# KWQ_SRCDIR/symvers/<kernel release>/Module.symvers. DKMS builds from a copy
+# of this tree in /usr/src/kwq-VERSION and keeps the same layout there
+# (dkms.conf, tools/dkms/symvers.sh).
+KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
 .PHONY: all modules modules_clean clean check bench demo kernel userspace install uninstall
@@ -62,11 +74,23 @@ install: modules userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=updates modules_install
 	install -D -m 644 tools/udev/60-kwq.rules $(DESTDIR)$(UDEVDIR)/60-kwq.rules
+	install -D -m 644 include/linux/kwq.h $(DESTDIR)$(KWQ_SRCDIR)/include/linux/kwq.h
+	install -D -m 644 Module.symvers \
+		$(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE)/Module.symvers
 	$(MAKE) -C userspace install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/updates/kwq.ko*
 	rm -f $(DESTDIR)$(UDEVDIR)/60-kwq.rules
+	rm -f $(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE)/Module.symvers
+	rmdir $(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE) 2>/dev/null || true
+	@# The header serves every kernel: it goes with the last Module.symvers.
+	if rmdir $(DESTDIR)$(KWQ_SRCDIR)/symvers 2>/dev/null || \
+			! test -d $(DESTDIR)$(KWQ_SRCDIR)/symvers; then \
+		rm -f $(DESTDIR)$(KWQ_SRCDIR)/include/linux/kwq.h; \
+		rmdir $(DESTDIR)$(KWQ_SRCDIR)/include/linux $(DESTDIR)$(KWQ_SRCDIR)/include \
+			$(DESTDIR)$(KWQ_SRCDIR) 2>/dev/null || true; \
+	fi
 	$(MAKE) -C userspace uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
 # Only the module's objects (DKMS's CLEAN uses this).

@@ -1,17 +1,23 @@
 #!/bin/bash
 # make install / make uninstall into a DESTDIR with a custom PREFIX, from a
-# private copy of the tree: every promised file lands where it should, and
+# private copy of the tree: every promised file lands where it should, a
+# consumer module (the example's two files, alone in an empty directory)
+# builds against the installed header and Module.symvers only, and
 # uninstall removes them all.
 #
 # usage: install-check.sh KDIR KRELEASE OUTDIR
+# leaves the consumer module in OUTDIR/kwq_example.ko (check.sh loads it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kdir=${1:?} krel=${2:?} out=${3:?}
 rm -rf "$out"
 mkdir -p "$out/tree" "$out/root"
+out=$(realpath "$out")
 (cd "$KWQ_ROOT" && cp -r Makefile Kbuild dkms.conf src include kunit userspace tools "$out/tree/")
 dest=$out/root
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KWQ_ROOT/dkms.conf")
+kwqdir=$dest/usr/src/kwq-$ver
 make -C "$out/tree" KDIR="$kdir" KRELEASE="$krel" DESTDIR="$dest" PREFIX=/opt/kwq install
 # Debian's kernels compress modules at modules_install (kwq.ko.xz).
 ko=$(ls "$dest/lib/modules/$krel/updates/"kwq.ko* 2>/dev/null | head -1)
@@ -21,6 +27,8 @@ want=(
 	opt/kwq/include/kwq.h
 	opt/kwq/bin/kwqctl
 	lib/udev/rules.d/60-kwq.rules
+	"usr/src/kwq-$ver/include/linux/kwq.h"
+	"usr/src/kwq-$ver/symvers/$krel/Module.symvers"
 )
 for f in "${want[@]}"; do
 	[ -e "$dest/$f" ] || die "make install did not install $f"
@@ -30,6 +38,11 @@ ls "$dest"/opt/kwq/lib*/libkwq.a "$dest"/opt/kwq/lib*/pkgconfig/libkwq.pc >/dev/
 grep -q '^prefix=/opt/kwq' "$dest"/opt/kwq/lib*/pkgconfig/libkwq.pc ||
 	die "libkwq.pc does not name PREFIX"
 modinfo -F description "$ko"
+grep -q '	kwq_create	' "$kwqdir/symvers/$krel/Module.symvers" ||
+	die "the installed Module.symvers does not export kwq_create"
+# A consumer module needs nothing else.
+build_consumer "$kdir" "$kwqdir" "$out/kwq_example.ko"
+
 make -C "$out/tree" KDIR="$kdir" KRELEASE="$krel" DESTDIR="$dest" PREFIX=/opt/kwq uninstall
 left=$(find "$dest" -type f)
 [ -z "$left" ] || die "make uninstall left files behind: $left"

@@ -42,3 +42,30 @@ need_pkg() {
 kwq_src_version() {
 	dpkg-query -W -f '${Version}' "$KWQ_SRC_PKG" 2>/dev/null
 }
+
+# build_consumer KDIR KWQ_DIR KO: build the example consumer as its own
+# module against an installed kwq only (KWQ_DIR holds include/ and
+# symvers/<release>/Module.symvers): tools/example/kwq_example.c and its
+# Kbuild alone in an empty directory outside the tree. Fails unless every
+# kwq symbol resolved, the installed header was the one compiled and the
+# module depends on kwq; copies it to KO and the build log to KO.log.
+build_consumer() (
+	local kdir=$1 kwqdir=$2 ko=$3 dir deps
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	cp "$KWQ_ROOT/tools/example/kwq_example.c" "$KWQ_ROOT/tools/example/Kbuild" "$dir/"
+	if ! make -C "$kdir" M="$dir" KWQ_DIR="$kwqdir" modules >"$ko.log" 2>&1; then
+		cat "$ko.log" >&2
+		die "the example consumer did not build against $kwqdir"
+	fi
+	# Without kwq's Module.symvers, modpost reports kwq's symbols undefined.
+	if grep -E 'undefined|WARNING: modpost' "$ko.log" >&2; then
+		die "the example consumer's build against $kwqdir left symbols unresolved"
+	fi
+	grep -qF "$kwqdir/include/linux/kwq.h" "$dir/.kwq_example.o.cmd" ||
+		die "the example consumer was not compiled against $kwqdir/include"
+	deps=$(modinfo -F depends "$dir/kwq_example.ko")
+	[ "$deps" = kwq ] || die "the example consumer depends on '$deps', not kwq"
+	cp "$dir/kwq_example.ko" "$ko"
+	echo "example consumer built against $kwqdir: depends=$deps"
+)
