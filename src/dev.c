@@ -105,9 +105,14 @@ struct kwq_user {
 	struct kwq_budget budget;
 };
 
+/* The largest GET round's records; batches up to this size copy in here. */
+#define KWQ_SCRATCH_LEN		(16 * KWQ_REC_SIZE_MAX)
+
 struct kwq_file {
 	struct mutex attach_lock;	/* serialises CREATE/OPEN */
 	struct kwq_uq *uq;		/* NULL until CREATE/OPEN */
+	struct mutex scratch_lock;	/* held by the call using ->scratch */
+	u8 *scratch;			/* KWQ_SCRATCH_LEN bytes */
 };
 
 static void kwq_user_release(struct kwq_budget *b)
@@ -489,6 +494,25 @@ static int kwq_uq_err(struct kwq_uq *uq, int err)
 enum kwq_keys_op { KWQ_OP_ADD, KWQ_OP_DONE, KWQ_OP_FORGET, KWQ_OP_REMOVE };
 
 /*
+ * A buffer of @len bytes for one call: the file's scratch buffer when it
+ * is big enough and no other call on the file uses it, else a new one.
+ */
+static void *kwq_buf_get(struct kwq_file *kf, size_t len)
+{
+	if (len <= KWQ_SCRATCH_LEN && mutex_trylock(&kf->scratch_lock))
+		return kf->scratch;
+	return kvmalloc(len, GFP_KERNEL_ACCOUNT);
+}
+
+static void kwq_buf_put(struct kwq_file *kf, void *buf)
+{
+	if (buf == kf->scratch)
+		mutex_unlock(&kf->scratch_lock);
+	else
+		kvfree(buf);
+}
+
+/*
  * Check a whole record buffer before any key takes effect: lengths in
  * range, padding zero, exactly @nr records filling exactly @len bytes.
  */
@@ -517,73 +541,94 @@ static int kwq_recs_check(const u8 *buf, u32 len, u32 nr, bool prio_ok)
 	return off == len ? 0 : -EINVAL;
 }
 
-static int kwq_add_key(struct kwq *q, const u8 *key, u32 len, u32 flags,
-		       struct kwq_add_opts *opts, u64 *delay)
+/* Copy @nr records of @len bytes in and check them; kwq_buf_put() after. */
+static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
+		       bool prio_ok)
 {
-	if (flags & KWQ_ADD_RATE_LIMITED)
-		return kwq_add_rate_limited(q, key, len, opts, delay);
-	return kwq_add_opts(q, key, len, opts);
-}
-
-/*
- * The core allocates nodes without sleeping (GFP_NOWAIT), so at the
- * memcg limit it fails even when the cgroup could reclaim. Here we may
- * sleep: charge one page the sleeping way, which reclaims in the memcg
- * (without invoking the OOM killer: __GFP_RETRY_MAYFAIL). True if that
- * made room, so the add is worth retrying once.
- */
-static bool kwq_reclaim(void)
-{
-	struct page *page;
-
-	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
-			  __GFP_NOWARN);
-	if (!page)
-		return false;
-	__free_page(page);
-	return true;
-}
-
-static int kwq_key_op(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
-		      const struct kwq_keys_args *a, const struct kwq_rec *r,
-		      u64 *delay)
-{
-	const u8 *key = (const u8 *)(r + 1);
-	struct kwq_add_opts opts = { .priority = r->priority };
+	u8 *buf;
 	int ret;
 
-	switch (op) {
-	case KWQ_OP_ADD:
-		if (a->flags & KWQ_ADD_AFTER)
-			opts.after_ns = a->after_ns;
-		ret = kwq_add_key(q, key, r->len, a->flags, &opts, delay);
-		if (ret == -ENOMEM && kwq_reclaim())
-			ret = kwq_add_key(q, key, r->len, a->flags, &opts,
-					  delay);
-		return ret;
-	case KWQ_OP_DONE:
-		/* Leased to this file, or detached (owned by nobody). */
-		ret = kwq_done_key(q, key, r->len, kf);
-		if (ret == -EPERM)
-			ret = kwq_done_key(q, key, r->len, NULL);
-		return ret;
-	case KWQ_OP_FORGET:
-		return kwq_forget(q, key, r->len);
-	case KWQ_OP_REMOVE:
-		return kwq_remove(q, key, r->len);
+	if (!nr || nr > KWQ_BATCH_MAX || !len || len > KWQ_RECS_LEN_MAX)
+		return ERR_PTR(-EINVAL);
+	buf = kwq_buf_get(kf, len);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	ret = -EFAULT;
+	if (!copy_from_user(buf, u64_to_user_ptr(uptr), len))
+		ret = kwq_recs_check(buf, len, nr, prio_ok);
+	if (ret) {
+		kwq_buf_put(kf, buf);
+		return ERR_PTR(ret);
 	}
-	return -EINVAL;
+	return buf;
+}
+
+/* Keys handed to the core per batch call. */
+#define KWQ_KEYS_CHUNK		32
+
+/*
+ * Apply @op to the @nr checked records at @buf, a chunk of keys per core
+ * call; *@done counts the keys that took effect. The first error stops.
+ */
+static noinline_for_stack int
+kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
+	       const u8 *buf, u32 nr, const struct kwq_batch_opts *opts,
+	       u32 *done)
+{
+	struct kwq_key keys[KWQ_KEYS_CHUNK];
+	struct kwq_batch_opts o;
+	unsigned int n, k;
+	u32 off = 0, i;
+	int ret = 0;
+
+	for (*done = 0; *done < nr && !ret; *done += k) {
+		n = min_t(u32, nr - *done, KWQ_KEYS_CHUNK);
+		for (i = 0; i < n; i++) {
+			const struct kwq_rec *r = (const void *)(buf + off);
+
+			keys[i].key = r + 1;
+			keys[i].len = r->len;
+			keys[i].priority = r->priority;
+			off += KWQ_REC_SIZE(r->len);
+		}
+		switch (op) {
+		case KWQ_OP_ADD:
+			o = *opts;
+			if (o.delays)
+				o.delays += *done;
+			ret = kwq_add_batch(q, keys, n, &o, &k);
+			break;
+		case KWQ_OP_DONE:
+			/* Leased to this file, or detached (owned by nobody). */
+			ret = kwq_done_keys(q, keys, n, kf, &k);
+			break;
+		case KWQ_OP_FORGET:
+		case KWQ_OP_REMOVE:
+			for (k = 0; k < n && !ret; k += !ret)
+				ret = op == KWQ_OP_FORGET ?
+				      kwq_forget(q, keys[k].key, keys[k].len) :
+				      kwq_remove(q, keys[k].key, keys[k].len);
+			break;
+		}
+	}
+	return ret;
 }
 
 static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 			unsigned int cmd, unsigned long arg)
 {
+	/*
+	 * New keys' nodes are allocated before the queue lock: the memcg
+	 * may reclaim, but never OOM-kills for us (__GFP_RETRY_MAYFAIL).
+	 */
+	struct kwq_batch_opts opts = {
+		.gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL,
+	};
 	u64 __user *udelays = NULL;
 	struct kwq_keys_args a;
 	struct kwq_uq *uq;
 	u64 *delays = NULL;
-	u8 *buf = NULL;
-	u32 off = 0;
+	u8 *buf;
 	int ret;
 
 	uq = kwq_file_uq(kf);
@@ -592,8 +637,7 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
 	if (ret)
 		return ret;
-	if (a.pad || a.pad2 || !a.nr || a.nr > KWQ_BATCH_MAX ||
-	    !a.recs_len || a.recs_len > KWQ_RECS_LEN_MAX)
+	if (a.pad || a.pad2)
 		return -EINVAL;
 	if (op == KWQ_OP_ADD) {
 		if (a.flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
@@ -605,15 +649,9 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 		return -EINVAL;
 	}
 
-	buf = kvmalloc(a.recs_len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = -EFAULT;
-	if (copy_from_user(buf, u64_to_user_ptr(a.recs), a.recs_len))
-		goto out;
-	ret = kwq_recs_check(buf, a.recs_len, a.nr, op == KWQ_OP_ADD);
-	if (ret)
-		goto out;
+	buf = kwq_recs_in(kf, a.recs, a.recs_len, a.nr, op == KWQ_OP_ADD);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	if (a.delays) {
 		/* Prove the output writable before any key takes effect. */
 		udelays = u64_to_user_ptr(a.delays);
@@ -625,17 +663,11 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 		if (copy_to_user(udelays, delays, a.nr * sizeof(*delays)))
 			goto out;
 	}
+	opts.after_ns = a.flags & KWQ_ADD_AFTER ? a.after_ns : 0;
+	opts.flags = a.flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
+	opts.delays = delays;
 
-	ret = 0;
-	for (a.done = 0; a.done < a.nr; a.done++) {
-		const struct kwq_rec *r = (const void *)(buf + off);
-
-		ret = kwq_key_op(kf, uq->q, op, &a, r,
-				 delays ? &delays[a.done] : NULL);
-		if (ret)
-			break;
-		off += KWQ_REC_SIZE(r->len);
-	}
+	ret = kwq_recs_apply(kf, uq->q, op, buf, a.nr, &opts, &a.done);
 	ret = kwq_uq_err(uq, ret);
 	if (delays && a.done &&
 	    copy_to_user(udelays, delays, a.done * sizeof(*delays)))
@@ -644,98 +676,95 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 		ret = -EFAULT;
 out:
 	kvfree(delays);
-	kvfree(buf);
+	kwq_buf_put(kf, buf);
 	return ret;
 }
 
-/* Write one key as a record at @dst; false if the user memory faulted. */
-static bool kwq_put_rec(u8 __user *dst, const struct kwq_item *item)
-{
-	static const u8 zeroes[8];
-	struct kwq_rec r = {};
-	const void *key;
-	size_t len, pad;
+/* Keys taken per core call by GET: its records fit the scratch buffer. */
+#define KWQ_GET_ROUND		16
 
-	key = kwq_item_key(item, &len);
-	r.len = len;
-	r.priority = kwq_item_priority(item);
-	pad = KWQ_REC_SIZE(len) - sizeof(r) - len;
-	return !copy_to_user(dst, &r, sizeof(r)) &&
-	       !copy_to_user(dst + sizeof(r), key, len) &&
-	       !copy_to_user(dst + sizeof(r) + len, zeroes, pad);
+/* Write @item as a record at @dst (zero-padded); its size. */
+static size_t kwq_rec_put(u8 *dst, const struct kwq_item *item)
+{
+	struct kwq_rec *r = (struct kwq_rec *)dst;
+	size_t size = KWQ_REC_SIZE(item->len);
+
+	r->len = item->len;
+	r->priority = item->priority;
+	memcpy(r + 1, item->key, item->len);
+	memset(dst + sizeof(*r) + item->len, 0,
+	       size - sizeof(*r) - item->len);
+	return size;
 }
 
-static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
-		       unsigned int cmd, unsigned long arg)
+/*
+ * The GET part of KWQ_IOC_GET and KWQ_IOC_DONE_GET on a checked @a,
+ * whose nr and used it fills. Returns 0 when keys were taken.
+ */
+static noinline_for_stack int
+kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
+	     struct kwq_get_args *a)
 {
-	struct kwq_item items[16];
+	struct kwq_item items[KWQ_GET_ROUND];
 	unsigned int flags = 0;
-	struct kwq_get_args a;
-	struct kwq_uq *uq;
-	u8 __user *dst;
+	ktime_t start = 0;
+	s64 timeout, left;
 	void *owner, *token;
-	s64 timeout;
-	u32 i, used;
-	int ret;
+	u32 i, n, want, len;
+	u8 *buf;
+	int ret = 0;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	/* nr and used are outputs: whatever they held is overwritten. */
-	a.nr = 0;
-	a.used = 0;
-	if (a.flags & ~KWQ_GET_DETACHED || a.pad || !a.max ||
-	    a.recs_len < KWQ_REC_SIZE_MAX || !a.recs)
-		return -EINVAL;
-	/*
-	 * The result is written back into @arg: prove that possible before
-	 * a key is taken, or a read-only struct would strand taken keys.
-	 */
-	if (kwq_copy_args_out(arg, &a, sizeof(a)))
-		return -EFAULT;
-	owner = a.flags & KWQ_GET_DETACHED ? NULL : kf;
+	owner = a->flags & KWQ_GET_DETACHED ? NULL : kf;
 	/*
 	 * Keys are taken with a private owner (this call's @a) and handed
 	 * to @owner only once written out: until then no DONE through any
 	 * fd can match them (EPERM), so none is finished, freed or handed
 	 * out again while this call still copies or ungets it.
 	 */
-	token = &a;
-	timeout = a.timeout_ns < 0 ? KWQ_WAIT_FOREVER : a.timeout_ns;
+	token = a;
+	timeout = a->timeout_ns < 0 ? KWQ_WAIT_FOREVER : a->timeout_ns;
+	if (timeout > 0)
+		start = ktime_get();
 	if (file->f_flags & O_NONBLOCK)
 		flags |= KWQ_GET_NONBLOCK;
-	dst = u64_to_user_ptr(a.recs);
+	buf = kwq_buf_get(kf, KWQ_GET_ROUND * KWQ_REC_SIZE_MAX);
+	if (!buf)
+		return -ENOMEM;
 
 	/*
-	 * Wait for the first key only, then take what is ready, while a
-	 * whole record of the largest size still fits. Keys are taken in
-	 * rounds of ARRAY_SIZE(items) and written out; a fault puts the
+	 * Rounds of KWQ_GET_ROUND keys, each taken in one critical section
+	 * and copied out in one piece, while a whole record of the largest
+	 * size still fits. Calls wait (within the timeout) until @min_nr
+	 * keys are taken, then take only what is ready. A fault puts the
 	 * round's keys back (kwq_unget) so none is lost; earlier rounds
 	 * were written out and are handed over.
 	 */
-	while (a.nr < a.max) {
-		u32 n = 0, want = min_t(u32, a.max - a.nr, ARRAY_SIZE(items));
-
-		while (n < want && a.recs_len - a.used - n * KWQ_REC_SIZE_MAX >=
-		       KWQ_REC_SIZE_MAX) {
-			ret = kwq_get(uq->q, token, flags, timeout, &items[n]);
-			if (ret)
+	while (a->nr < a->max) {
+		want = min3(a->max - a->nr, (u32)KWQ_GET_ROUND,
+			    (a->recs_len - a->used) / (u32)KWQ_REC_SIZE_MAX);
+		if (!want)
+			break;
+		left = timeout;
+		if (a->nr >= max(a->min_nr, 1U)) {
+			left = 0;
+		} else if (timeout > 0) {
+			left = timeout - ktime_to_ns(ktime_sub(ktime_get(),
+							       start));
+			if (left <= 0)
 				break;
-			n++;
-			flags |= KWQ_GET_NONBLOCK;
 		}
-		for (i = 0, used = a.used; i < n; i++) {
-			size_t len;
-
-			kwq_item_key(&items[i], &len);
-			if (!kwq_put_rec(dst + used, &items[i]))
-				break;
-			used += KWQ_REC_SIZE(len);
-		}
-		if (i < n) {
+		ret = kwq_get_batch(uq->q, token, left ? flags :
+				    flags | KWQ_GET_NONBLOCK, left, items,
+				    min(a->min_nr > a->nr ? a->min_nr - a->nr :
+					0, want), want);
+		if (ret < 0)
+			break;
+		n = ret;
+		ret = 0;
+		for (i = 0, len = 0; i < n; i++)
+			len += kwq_rec_put(buf + len, &items[i]);
+		if (copy_to_user(u64_to_user_ptr(a->recs) + a->used, buf,
+				 len)) {
 			/*
 			 * Fault: the round's keys go back to the head of
 			 * their levels, last taken first, so order holds.
@@ -747,16 +776,97 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 		}
 		kwq_set_owner(uq->q, items, n, owner);
 		/* Only whole rounds count: @used covers exactly @nr records. */
-		a.used = used;
-		a.nr += n;
-		if (n < want || ret)
+		a->used += len;
+		a->nr += n;
+		if (n < want)
 			break;
 	}
-	if (a.nr) {
-		/* Keys were handed out: the call succeeded. */
-		return kwq_copy_args_out(arg, &a, sizeof(a));
+	kwq_buf_put(kf, buf);
+	/* Keys were handed out: the call succeeded. */
+	return a->nr ? 0 : kwq_uq_err(uq, ret);
+}
+
+/* Check a copied-in struct kwq_get_args and clear its outputs. */
+static int kwq_get_args_check(struct kwq_get_args *a)
+{
+	/* nr and used are outputs: whatever they held is overwritten. */
+	a->nr = 0;
+	a->used = 0;
+	if (a->flags & ~KWQ_GET_DETACHED || !a->max || a->min_nr > a->max ||
+	    a->recs_len < KWQ_REC_SIZE_MAX || !a->recs)
+		return -EINVAL;
+	return 0;
+}
+
+static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
+		       unsigned int cmd, unsigned long arg)
+{
+	struct kwq_get_args a;
+	struct kwq_uq *uq;
+	int ret;
+
+	uq = kwq_file_uq(kf);
+	if (IS_ERR(uq))
+		return PTR_ERR(uq);
+	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
+	if (!ret)
+		ret = kwq_get_args_check(&a);
+	if (ret)
+		return ret;
+	/*
+	 * The result is written back into @arg: prove that possible before
+	 * a key is taken, or a read-only struct would strand taken keys.
+	 */
+	if (kwq_copy_args_out(arg, &a, sizeof(a)))
+		return -EFAULT;
+	ret = kwq_get_keys(file, kf, uq, &a);
+	if (ret)
+		return ret;
+	return kwq_copy_args_out(arg, &a, sizeof(a));
+}
+
+/*
+ * KWQ_IOC_DONE_GET: a worker's whole cycle in one call. The keys to
+ * finish are checked and finished first; only if all were does the call
+ * go on to take keys as KWQ_IOC_GET does.
+ */
+static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
+			    unsigned int cmd, unsigned long arg)
+{
+	struct kwq_done_get_args a;
+	struct kwq_uq *uq;
+	u8 *buf;
+	int ret;
+
+	uq = kwq_file_uq(kf);
+	if (IS_ERR(uq))
+		return PTR_ERR(uq);
+	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
+	if (!ret)
+		ret = kwq_get_args_check(&a.get);
+	if (ret)
+		return ret;
+	a.done = 0;
+	if (a.pad || (!a.done_nr && (a.done_len || a.done_recs)))
+		return -EINVAL;
+	if (kwq_copy_args_out(arg, &a, sizeof(a)))
+		return -EFAULT;
+	if (a.done_nr) {
+		buf = kwq_recs_in(kf, a.done_recs, a.done_len, a.done_nr,
+				  false);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+		ret = kwq_recs_apply(kf, uq->q, KWQ_OP_DONE, buf, a.done_nr,
+				     NULL, &a.done);
+		kwq_buf_put(kf, buf);
+		if (ret) {
+			ret = kwq_uq_err(uq, ret);
+			return kwq_copy_args_out(arg, &a, sizeof(a)) ?: ret;
+		}
 	}
-	return kwq_uq_err(uq, ret);
+	ret = kwq_get_keys(file, kf, uq, &a.get);
+	/* What was finished stays finished: report it either way. */
+	return kwq_copy_args_out(arg, &a, sizeof(a)) ?: ret;
 }
 
 static int kwq_ioc_num_requeues(struct kwq_file *kf, unsigned int cmd,
@@ -895,6 +1005,7 @@ static const u8 kwq_ioc_dir[] = {
 	[_IOC_NR(KWQ_IOC_LEN)] = _IOC_DIR(KWQ_IOC_LEN),
 	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = _IOC_DIR(KWQ_IOC_SHUTDOWN),
 	[_IOC_NR(KWQ_IOC_STATS)] = _IOC_DIR(KWQ_IOC_STATS),
+	[_IOC_NR(KWQ_IOC_DONE_GET)] = _IOC_DIR(KWQ_IOC_DONE_GET),
 };
 
 static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
@@ -936,6 +1047,8 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 		return kwq_ioc_shutdown(kf, cmd, arg);
 	case _IOC_NR(KWQ_IOC_STATS):
 		return kwq_ioc_stats(kf, cmd, arg);
+	case _IOC_NR(KWQ_IOC_DONE_GET):
+		return kwq_ioc_done_get(file, kf, cmd, arg);
 	}
 	return -ENOTTY;
 }
@@ -956,6 +1069,12 @@ static int kwq_dev_open(struct inode *inode, struct file *file)
 	kf = kzalloc(sizeof(*kf), GFP_KERNEL_ACCOUNT);
 	if (!kf)
 		return -ENOMEM;
+	kf->scratch = kmalloc(KWQ_SCRATCH_LEN, GFP_KERNEL_ACCOUNT);
+	if (!kf->scratch) {
+		kfree(kf);
+		return -ENOMEM;
+	}
+	mutex_init(&kf->scratch_lock);
 	mutex_init(&kf->attach_lock);
 	file->private_data = kf;
 	return nonseekable_open(inode, file);
@@ -971,6 +1090,8 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 		kwq_uq_put(kf->uq);
 	}
 	mutex_destroy(&kf->attach_lock);
+	mutex_destroy(&kf->scratch_lock);
+	kfree(kf->scratch);
 	kfree(kf);
 	return 0;
 }

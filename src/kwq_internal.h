@@ -38,6 +38,9 @@ void kwq_budget_put(struct kwq_budget *budget);
 
 struct file;
 struct kwq;
+struct kwq_key;
+int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
+		  void *owner, unsigned int *done);
 struct kwq_item;
 struct poll_table_struct;
 void kwq_unget(struct kwq *q, const struct kwq_item *item);

@@ -225,27 +225,60 @@ static struct kmem_cache *kwq_node_cache_of(bool large)
 	return large ? kwq_node_large_cache : kwq_node_cache;
 }
 
-/* A node for a new key, in the hash; ERR_PTR(-EDQUOT or -ENOMEM). */
-static struct kwq_node *kwq_node_alloc(struct kwq *q, const void *key,
-				       size_t len, u32 hash)
+/*
+ * A blank node for a key of @len bytes, allocated with @gfp. Batch adds
+ * call this before taking q->lock; kwq_node_insert() fills it in.
+ */
+static struct kwq_node *kwq_node_prealloc(size_t len, gfp_t gfp)
+{
+	bool large = len > KWQ_SMALL_KEY;
+	struct kwq_node *n;
+
+	n = kmem_cache_alloc(kwq_node_cache_of(large), gfp | __GFP_NOWARN);
+	if (n)
+		n->large = large;
+	return n;
+}
+
+static void kwq_node_unused(struct kwq_node *n)
+{
+	if (n)
+		kmem_cache_free(kwq_node_cache_of(n->large), n);
+}
+
+/*
+ * Put @key in the hash with the node *@spare if the caller preallocated
+ * one (and take it: *@spare becomes NULL), else with a node allocated
+ * here. Returns the node or ERR_PTR(-EDQUOT or -ENOMEM).
+ */
+static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
+					size_t len, u32 hash,
+					struct kwq_node **spare)
 {
 	bool large = len > KWQ_SMALL_KEY;
 	struct kmem_cache *cache = kwq_node_cache_of(large);
-	struct kwq_node *n;
+	struct kwq_node *n = NULL;
 
 	if (!kwq_charge(q, kmem_cache_size(cache)))
 		return ERR_PTR(-EDQUOT);
-	/*
-	 * Under q->lock, possibly in hard interrupt context. Not GFP_ATOMIC:
-	 * its __GFP_HIGH lets the memcg charge exceed memory.max, so a
-	 * container could queue keys past its limit. GFP_NOWAIT fails with
-	 * ENOMEM at the limit instead (dev.c reclaims and retries once).
-	 */
-	n = kmem_cache_zalloc(cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (spare && *spare && (*spare)->large == large) {
+		n = *spare;
+		*spare = NULL;
+	} else {
+		/*
+		 * Under q->lock, possibly in hard interrupt context. Not
+		 * GFP_ATOMIC: its __GFP_HIGH lets the memcg charge exceed
+		 * memory.max, so a container could queue keys past its
+		 * limit. GFP_NOWAIT fails with ENOMEM at the limit instead.
+		 */
+		n = kwq_node_prealloc(len, GFP_NOWAIT);
+	}
 	if (!n) {
 		kwq_uncharge(q, kmem_cache_size(cache));
 		return ERR_PTR(-ENOMEM);
 	}
+	/* Everything but the key; a slab object holds stale bytes. */
+	memset(n, 0, offsetof(struct kwq_node, key));
 	n->q = q;
 	n->large = large;
 	n->hash = hash;
@@ -666,34 +699,37 @@ static void kwq_unlock(struct kwq *q, unsigned long flags, unsigned int ready)
 		wake_up(&q->drain_wq);
 }
 
-static int kwq_add_common(struct kwq *q, const void *key, size_t len,
-			  s64 after_ns, int prio, bool limited, u64 *delay_ns)
+/* One add, under q->lock (see kwq_add_common() for the arguments). */
+struct kwq_add_args {
+	s64 after_ns;
+	int prio;
+	bool limited;
+	u64 now;
+	struct kwq_node *spare;		/* preallocated node, or NULL */
+	unsigned int ready;		/* out: keys made ready */
+};
+
+static int kwq_add_locked(struct kwq *q, const void *key, size_t len,
+			  u32 hash, struct kwq_add_args *a, u64 *delay_ns)
 {
 	struct kwq_limit_plan plan = {};
-	struct kwq_node *n;
-	unsigned long flags;
+	u64 deadline = 0, delay = 0;
+	s64 after_ns = a->after_ns;
 	bool landed = false, wake = false;
-	u64 now, deadline = 0, delay = 0;
-	u32 hash;
+	struct kwq_node *n;
 	int ret = 0;
 
-	if (!q || !kwq_key_ok(key, len))
-		return -EINVAL;
-	hash = kwq_hash(q, key, len);
-
-	spin_lock_irqsave(&q->lock, flags);
 	if (q->shutting_down) {
 		ret = -ESHUTDOWN;
 		goto out;
 	}
-	now = kwq_now(q);
 	n = kwq_lookup(q, key, len, hash);
-	if (limited) {
-		delay = kwq_limiters_when(q, n ? n->failures : 0, now, &plan);
+	if (a->limited) {
+		delay = kwq_limiters_when(q, n ? n->failures : 0, a->now, &plan);
 		after_ns = min_t(u64, delay, S64_MAX);
 	}
 	if (after_ns > 0)
-		deadline = kwq_deadline(now, after_ns);
+		deadline = kwq_deadline(a->now, after_ns);
 
 	if (!n || n->state == KWQ_IDLE) {
 		if (q->max_items && q->nr_items >= q->max_items) {
@@ -701,7 +737,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 			goto out;
 		}
 		if (!n) {
-			n = kwq_node_alloc(q, key, len, hash);
+			n = kwq_node_insert(q, key, len, hash, &a->spare);
 			if (IS_ERR(n)) {
 				ret = PTR_ERR(n);
 				goto out;
@@ -711,22 +747,22 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 		}
 		q->nr_items++;
 		if (deadline) {
-			kwq_wait_insert(q, n, deadline, prio);
+			kwq_wait_insert(q, n, deadline, a->prio);
 		} else {
-			kwq_make_ready(q, n, prio, now);
+			kwq_make_ready(q, n, a->prio, a->now);
 			wake = true;
 		}
 		landed = true;
 	} else {
-		landed = kwq_readd(q, n, deadline, prio, now, &wake);
+		landed = kwq_readd(q, n, deadline, a->prio, a->now, &wake);
 	}
 
-	if (limited) {
+	if (a->limited) {
 		kwq_fail_inc(q, n);
 		q->retries_total++;
 		/* Charge token buckets only for adds that landed. */
 		if (landed)
-			kwq_limiters_commit(q, now, &plan);
+			kwq_limiters_commit(q, a->now, &plan);
 		if (delay_ns)
 			*delay_ns = delay;
 	}
@@ -734,13 +770,34 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 		q->adds_total++;
 		kwq_timer_update(q);
 	}
+	a->ready += wake;
 out:
-	if (limited)
-		trace_kwq_add_rate_limited(q, key, len, delay, prio,
+	if (a->limited)
+		trace_kwq_add_rate_limited(q, key, len, delay, a->prio,
 					   ret ?: landed);
 	else
-		trace_kwq_add(q, key, len, after_ns, prio, ret ?: landed);
-	kwq_unlock(q, flags, wake);
+		trace_kwq_add(q, key, len, after_ns, a->prio, ret ?: landed);
+	return ret;
+}
+
+static int kwq_add_common(struct kwq *q, const void *key, size_t len,
+			  s64 after_ns, int prio, bool limited, u64 *delay_ns)
+{
+	struct kwq_add_args a = {
+		.after_ns = after_ns, .prio = prio, .limited = limited,
+	};
+	unsigned long flags;
+	u32 hash;
+	int ret;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+
+	spin_lock_irqsave(&q->lock, flags);
+	a.now = kwq_now(q);
+	ret = kwq_add_locked(q, key, len, hash, &a, delay_ns);
+	kwq_unlock(q, flags, a.ready);
 	return ret;
 }
 
@@ -775,6 +832,116 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			      delay_ns);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
+
+/* Keys hashed and nodes preallocated per critical section of a batch. */
+#define KWQ_BATCH_CHUNK		16
+
+static bool kwq_keys_ok(const struct kwq_key *keys, unsigned int nr)
+{
+	unsigned int i;
+
+	if (nr && !keys)
+		return false;
+	for (i = 0; i < nr; i++)
+		if (!kwq_key_ok(keys[i].key, keys[i].len))
+			return false;
+	return true;
+}
+
+int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
+		  const struct kwq_batch_opts *opts, unsigned int *done)
+{
+	struct kwq_node *spare[KWQ_BATCH_CHUNK];
+	u32 hash[KWQ_BATCH_CHUNK];
+	struct kwq_add_args a = {};
+	unsigned int i, n, k = 0;
+	unsigned long flags;
+	u64 *delay;
+	int ret = 0;
+
+	if (done)
+		*done = 0;
+	if (!q || !opts || !kwq_keys_ok(keys, nr) ||
+	    (opts->flags & ~KWQ_BATCH_RATE_LIMITED) ||
+	    ((opts->flags & KWQ_BATCH_RATE_LIMITED) && opts->after_ns))
+		return -EINVAL;
+	a.after_ns = opts->after_ns;
+	a.limited = opts->flags & KWQ_BATCH_RATE_LIMITED;
+	while (k < nr && !ret) {
+		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
+		/* Hash and allocate outside the lock; free leftovers after. */
+		for (i = 0; i < n; i++) {
+			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
+			spare[i] = kwq_node_prealloc(keys[k + i].len,
+						     opts->gfp ?: GFP_NOWAIT);
+		}
+		spin_lock_irqsave(&q->lock, flags);
+		a.now = kwq_now(q);
+		a.ready = 0;
+		for (i = 0; i < n; i++) {
+			delay = opts->delays ? &opts->delays[k + i] : NULL;
+			a.spare = spare[i];
+			a.prio = keys[k + i].priority;
+			ret = kwq_add_locked(q, keys[k + i].key,
+					     keys[k + i].len, hash[i], &a, delay);
+			spare[i] = a.spare;
+			if (ret)
+				break;
+		}
+		kwq_unlock(q, flags, a.ready);
+		k += i;
+		for (i = 0; i < n; i++)
+			kwq_node_unused(spare[i]);
+	}
+	if (done)
+		*done = k;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_add_batch);
+
+/*
+ * For dev.c: see kwq_internal.h. Finish processing keys leased to
+ * @owner or detached (no owner), in order, stopping at the first that
+ * is neither.
+ */
+int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
+		  void *owner, unsigned int *done)
+{
+	u32 hash[KWQ_BATCH_CHUNK];
+	unsigned int i, n, k = 0, ready;
+	struct kwq_node *node;
+	unsigned long flags;
+	int ret = 0;
+	u64 now;
+
+	*done = 0;
+	if (!q || !kwq_keys_ok(keys, nr))
+		return -EINVAL;
+	while (k < nr && !ret) {
+		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
+		for (i = 0; i < n; i++)
+			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
+		ready = 0;
+		spin_lock_irqsave(&q->lock, flags);
+		now = kwq_now(q);
+		for (i = 0; i < n; i++) {
+			node = kwq_lookup(q, keys[k + i].key, keys[k + i].len,
+					  hash[i]);
+			if (!node || node->state != KWQ_PROCESSING)
+				ret = -ENOENT;
+			else if (node->owner && node->owner != owner)
+				ret = -EPERM;
+			if (ret)
+				break;
+			ready += kwq_finish(q, node, now);
+		}
+		kwq_unlock(q, flags, ready);
+		k += i;
+	}
+	*done = k;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_done_keys);
 
 int kwq_forget(struct kwq *q, const void *key, size_t len)
 {
@@ -885,90 +1052,100 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 	item->lease = n->lease;
 }
 
-/* Take the next ready key into @item: 0, -EAGAIN if none, -ESHUTDOWN if none ever. */
-static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *item)
+/* Under q->lock: hand the next ready key out into @item; false if none. */
+static bool kwq_take_locked(struct kwq *q, void *owner, u64 now,
+			    struct kwq_item *item)
 {
+	struct rb_node *rb = rb_first_cached(&q->levels);
 	struct kwq_node *n;
-	struct rb_node *rb;
+
+	if (!rb)
+		return false;
+	n = rb_entry(rb, struct kwq_node, level_rb);
+	kwq_ready_unlink(q, n);
+	n->state = KWQ_PROCESSING;
+	n->owner = owner;
+	/* Never 0, so a zeroed struct kwq_item leases nothing. */
+	n->lease = ++q->lease_seq;
+	n->start_ns = now;
+	/*
+	 * A deadline remembered while ready is run by this get if it has
+	 * passed, else once done, as if add_after came now.
+	 */
+	n->requeue = KWQ_REQUEUE_NONE;
+	if (n->deadline > now) {
+		n->requeue = KWQ_REQUEUE_DELAYED;
+		n->requeue_prio = n->prio;
+	} else {
+		n->deadline = 0;
+	}
+	/* The list stays in start order: kwq_get_stats() relies on it. */
+	list_add_tail(&n->link, &q->processing);
+	q->nr_processing++;
+	q->start_ns_sum += now;
+	kwq_hist_observe(&q->queue_hist, kwq_since(now, n->queued_ns));
+	trace_kwq_get(q, n->key, n->key_len, kwq_since(now, n->queued_ns),
+		      n->prio, 0);
+	kwq_lease_fill(n, item);
+	return true;
+}
+
+/*
+ * Take up to @max ready keys into @items in one critical section: how
+ * many, or -EAGAIN if none is ready, -ESHUTDOWN if none ever will be.
+ */
+static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
+		       unsigned int max)
+{
 	unsigned long flags;
-	int ret = -EAGAIN;
+	unsigned int n = 0;
+	int ret;
+	u64 now;
 
 	spin_lock_irqsave(&q->lock, flags);
-	rb = rb_first_cached(&q->levels);
-	if (rb) {
-		n = rb_entry(rb, struct kwq_node, level_rb);
-		kwq_ready_unlink(q, n);
-		n->state = KWQ_PROCESSING;
-		n->owner = owner;
-		/* Never 0, so a zeroed struct kwq_item leases nothing. */
-		n->lease = ++q->lease_seq;
-		n->start_ns = kwq_now(q);
-		/*
-		 * A deadline remembered while ready is run by this get if it
-		 * has passed, else once done, as if add_after came now.
-		 */
-		n->requeue = KWQ_REQUEUE_NONE;
-		if (n->deadline > n->start_ns) {
-			n->requeue = KWQ_REQUEUE_DELAYED;
-			n->requeue_prio = n->prio;
-		} else {
-			n->deadline = 0;
-		}
-		/* The list stays in start order: kwq_get_stats() relies on it. */
-		list_add_tail(&n->link, &q->processing);
-		q->nr_processing++;
-		q->start_ns_sum += n->start_ns;
-		kwq_hist_observe(&q->queue_hist,
-				 kwq_since(n->start_ns, n->queued_ns));
-		trace_kwq_get(q, n->key, n->key_len,
-			      kwq_since(n->start_ns, n->queued_ns), n->prio, 0);
-		kwq_lease_fill(n, item);
-		ret = 0;
-	} else if (q->shutting_down) {
-		ret = -ESHUTDOWN;
-	}
+	now = kwq_now(q);
+	while (n < max && kwq_take_locked(q, owner, now, &items[n]))
+		n++;
+	ret = n ?: q->shutting_down ? -ESHUTDOWN : -EAGAIN;
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
 
 /*
- * Sleep until a key is taken (0), the queue is shut down and empty, a
- * signal arrives or @timeout_ns (< 0: never) passes. Getters wait
- * exclusively: a key made ready wakes one of them, not all (the adds
- * wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
+ * Sleep until keys are taken (how many), the queue is shut down and
+ * empty, a signal arrives or *@expires (NULL: never) passes. Getters
+ * wait exclusively: a key made ready wakes one of them, not all (the
+ * adds wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
  */
-static int kwq_get_wait(struct kwq *q, void *owner, s64 timeout_ns,
-			struct kwq_item *item)
+static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
+			struct kwq_item *items, unsigned int max)
 {
 	unsigned long flags;
 	DEFINE_WAIT(wait);
-	ktime_t expires;
 	bool ready;
 	int got;
 
-	if (timeout_ns > 0)
-		expires = ktime_add_ns(ktime_get(), timeout_ns);
 	for (;;) {
 		prepare_to_wait_exclusive(&q->get_wq, &wait,
 					  TASK_INTERRUPTIBLE);
-		got = kwq_try_get(q, owner, item);
+		got = kwq_try_get(q, owner, items, max);
 		if (got != -EAGAIN)
 			break;
 		if (signal_pending(current)) {
 			got = -ERESTARTSYS;
 			break;
 		}
-		if (timeout_ns < 0) {
+		if (!expires) {
 			schedule();
-		} else if (!schedule_hrtimeout(&expires, HRTIMER_MODE_ABS)) {
-			got = kwq_try_get(q, owner, item);
+		} else if (!schedule_hrtimeout(expires, HRTIMER_MODE_ABS)) {
+			got = kwq_try_get(q, owner, items, max);
 			if (got == -EAGAIN)
 				got = -ETIMEDOUT;
 			break;
 		}
 	}
 	finish_wait(&q->get_wq, &wait);
-	if (!got || got == -ESHUTDOWN)
+	if (got > 0 || got == -ESHUTDOWN)
 		return got;
 	/*
 	 * Leaving without a key: a wake-up meant for this getter may have
@@ -983,44 +1160,89 @@ static int kwq_get_wait(struct kwq *q, void *owner, s64 timeout_ns,
 	return got;
 }
 
+int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
+		  s64 timeout_ns, struct kwq_item *items, unsigned int min_nr,
+		  unsigned int max_nr)
+{
+	ktime_t deadline, *expires = NULL;
+	unsigned int n;
+	int got;
+
+	if (!q || !items || !max_nr || min_nr > max_nr ||
+	    (flags & ~KWQ_GET_NONBLOCK))
+		return -EINVAL;
+	got = kwq_try_get(q, owner, items, max_nr);
+	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
+		return got;
+	if (got == -EAGAIN || (got > 0 && got < min_nr)) {
+		might_sleep();
+		if (timeout_ns > 0) {
+			deadline = ktime_add_ns(ktime_get(), timeout_ns);
+			expires = &deadline;
+		}
+		kwq_get_ref(q);
+		if (got == -EAGAIN)
+			got = kwq_get_wait(q, owner, expires, items, max_nr);
+		/* Fewer than @min_nr: take more as they come, until the timeout. */
+		n = got > 0 ? got : 0;
+		while (got > 0 && n < min_nr) {
+			got = kwq_get_wait(q, owner, expires, items + n,
+					   max_nr - n);
+			if (got > 0)
+				n += got;
+		}
+		kwq_put(q);
+		if (n)
+			return n;
+	}
+	return got;
+}
+EXPORT_SYMBOL_GPL(kwq_get_batch);
+
 int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item)
 {
-	int got;
+	int got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
 
-	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
-		return -EINVAL;
-	got = kwq_try_get(q, owner, item);
-	if (got != -EAGAIN)
-		return got;
-	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
-		return -EAGAIN;
-
-	might_sleep();
-	kwq_get_ref(q);
-	got = kwq_get_wait(q, owner, timeout_ns, item);
-	kwq_put(q);
-	return got;
+	return got > 0 ? 0 : got;
 }
 EXPORT_SYMBOL_GPL(kwq_get);
 
-int kwq_done(struct kwq *q, const struct kwq_item *item)
+int kwq_done_batch(struct kwq *q, const struct kwq_item *items,
+		   unsigned int nr, unsigned int *done)
 {
+	unsigned int i, ready = 0;
 	struct kwq_node *n;
 	unsigned long flags;
-	bool wake = false;
 	int ret = 0;
+	u64 now;
 
-	if (!q || !item)
+	if (done)
+		*done = 0;
+	if (!q || (nr && !items))
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lease_node(q, item);
-	if (!n)
-		ret = -ESTALE;
-	else
-		wake = kwq_finish(q, n, kwq_now(q));
-	kwq_unlock(q, flags, wake);
+	now = kwq_now(q);
+	for (i = 0; i < nr; i++) {
+		n = kwq_lease_node(q, &items[i]);
+		if (!n) {
+			ret = -ESTALE;
+			break;
+		}
+		ready += kwq_finish(q, n, now);
+	}
+	kwq_unlock(q, flags, ready);
+	if (done)
+		*done = i;
 	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_done_batch);
+
+int kwq_done(struct kwq *q, const struct kwq_item *item)
+{
+	if (!item)
+		return -EINVAL;
+	return kwq_done_batch(q, item, 1, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_done);
 

@@ -1085,9 +1085,10 @@ static void __attribute__((noreturn)) work_fatal(int e, const char *what,
 static void *worker(void *unused)
 {
 	char key[KWQ_KEY_LEN_MAX + 1];
+	int fd, rc, finished;
+	long n = 0, r;
 	uint64_t delay;
-	long n, r;
-	int fd, rc;
+	bool held = false;
 
 	(void)unused;
 	fd = kwq_open_dev(device);
@@ -1096,14 +1097,21 @@ static void *worker(void *unused)
 	if (kwq_open(fd, work_queue) < 0)
 		work_fatal(errno, "queue", work_queue);
 	for (;;) {
-		n = kwq_get(fd, key, sizeof(key), 0, -1);
+		/* Finish the key held (if any) and take the next: one call. */
+		n = kwq_done_get_one(fd, held ? key : NULL, (size_t)n,
+				     &finished, key, sizeof(key), 0, -1);
+		if (finished)
+			held = false;
 		if (n < 0) {
+			if (held)
+				work_fatal(errno, "done key", key);
 			if (errno == EINTR)
 				continue;
 			if (errno == ESHUTDOWN)
 				break;
 			work_fatal(errno, "get", NULL);
 		}
+		held = true;
 		key[n] = '\0';
 		if (memchr(key, '\0', (size_t)n)) {
 			pthread_mutex_lock(&work_lock);
@@ -1140,8 +1148,6 @@ static void *worker(void *unused)
 				pthread_mutex_unlock(&work_lock);
 			}
 		}
-		if (kwq_done(fd, key, (size_t)n) < 0)
-			work_fatal(errno, "done key", key);
 	}
 	close(fd);
 	return NULL;

@@ -365,6 +365,64 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			 const struct kwq_add_opts *opts, u64 *delay_ns);
 
 /**
+ * struct kwq_key - one key of a batch call
+ * @key: the key bytes, copied
+ * @len: 1..KWQ_KEY_MAX
+ * @priority: its priority (kwq_add_batch())
+ */
+struct kwq_key {
+	const void *key;
+	u32 len;
+	int priority;
+};
+
+/* &struct kwq_batch_opts flag: each key is added as kwq_add_rate_limited() */
+#define KWQ_BATCH_RATE_LIMITED	0x1
+
+/**
+ * struct kwq_batch_opts - options of kwq_add_batch()
+ * @after_ns: delay of every key, <= 0 for none; 0 with
+ *	KWQ_BATCH_RATE_LIMITED
+ * @flags: 0 or KWQ_BATCH_RATE_LIMITED
+ * @delays: with KWQ_BATCH_RATE_LIMITED, receives the delay chosen for
+ *	each key that took effect (@nr entries), or NULL
+ * @gfp: allocation flags for the nodes of new keys, which are allocated
+ *	before the queue lock is taken (GFP_KERNEL where the caller may
+ *	sleep); 0 means GFP_NOWAIT
+ */
+struct kwq_batch_opts {
+	s64 after_ns;
+	u32 flags;
+	u64 *delays;
+	gfp_t gfp;
+};
+
+/**
+ * kwq_add_batch() - add many keys with one lock round trip per 16
+ * @q: queue
+ * @keys: the keys, handled in order
+ * @nr: number of keys
+ * @opts: delay, rate limiting and allocation flags
+ * @done: receives the number of keys that took effect, or NULL
+ *
+ * Each key is added as by kwq_add_opts() (or kwq_add_rate_limited()),
+ * but keys are hashed and their nodes allocated before the queue lock
+ * is taken, the lock is taken once for up to 16 keys, and getters are
+ * woken once per critical section, one per key made ready. Nodes that
+ * turn out unneeded (the key was queued already) are freed after the
+ * lock is dropped.
+ *
+ * Context: as kwq_add() if @opts->gfp does not allow sleeping, else
+ * process context.
+ * Return: 0 when all @nr keys took effect. Otherwise the error of the
+ * first key that failed, as kwq_add() returns them; the keys before it
+ * took effect and the rest did not. -EINVAL for bad arguments (any key
+ * with a bad length: then none took effect).
+ */
+int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
+		  const struct kwq_batch_opts *opts, unsigned int *done);
+
+/**
  * kwq_forget() - clear a key's failure count (client-go Forget)
  * @q: queue
  * @key: key bytes
@@ -493,6 +551,44 @@ static inline int kwq_item_priority(const struct kwq_item *item)
 {
 	return item ? item->priority : 0;
 }
+
+/**
+ * kwq_get_batch() - take up to @max_nr ready keys with one lock round trip
+ * @q: queue
+ * @owner: as for kwq_get()
+ * @flags: as for kwq_get()
+ * @timeout_ns: as for kwq_get(); bounds the whole call
+ * @items: receives the items, @max_nr entries
+ * @min_nr: once a first key is taken, keep waiting and taking keys as
+ *	they become ready until @min_nr are taken or @timeout_ns passes (a
+ *	batching window; 0 or 1: do not wait for more)
+ * @max_nr: most keys to take, >= 1 and >= @min_nr
+ *
+ * Keys are handed out as by kwq_get(), each with its own lease. Keys
+ * taken before a timeout, signal or shutdown are returned, not lost.
+ *
+ * Context: as kwq_get().
+ * Return: the number of items filled (1..@max_nr), or an error as
+ * kwq_get() returns it when none was taken.
+ */
+int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
+		  s64 timeout_ns, struct kwq_item *items, unsigned int min_nr,
+		  unsigned int max_nr);
+
+/**
+ * kwq_done_batch() - kwq_done() of many items in one critical section
+ * @q: queue
+ * @items: items from kwq_get() or kwq_get_batch() on @q
+ * @nr: number of items
+ * @done: receives the number of items finished, or NULL
+ *
+ * Context: as kwq_add().
+ * Return: 0 when all were finished; -ESTALE at the first item whose
+ * lease has ended (the items before it were finished, the rest not);
+ * -EINVAL for bad arguments.
+ */
+int kwq_done_batch(struct kwq *q, const struct kwq_item *items,
+		   unsigned int nr, unsigned int *done);
 
 /**
  * kwq_done() - finish processing an item (client-go Done)

@@ -5,8 +5,10 @@
  *
  *   kwq_ubench throughput kwq_single|kwq_batch|mqueue ITEMS REP
  *	one producer process and one consumer process move ITEMS 16-byte
- *	keys; timed from "go" until both have exited. kwq_single: add; get;
- *	done per key. kwq_batch: 64 keys per add, get and done call.
+ *	keys; timed from "go" until both have exited. kwq_single: one add
+ *	per key, and a worker loop of one done+get call (KWQ_IOC_DONE_GET)
+ *	per key: two system calls per item, as mqueue. kwq_batch: 64 keys
+ *	per add, and one done+get call per 64 keys (min_nr 64).
  *	mqueue: mq_send / mq_receive of the same 16 bytes.
  *   kwq_ubench phases kwq_single|kwq_batch|mqueue ITEMS REP
  *	one process: all ITEMS puts, then all takes, each side timed (the
@@ -135,32 +137,44 @@ static void consume(enum impl impl, unsigned long items)
 
 	switch (impl) {
 	case KWQ_SINGLE:
+		/* A worker loop: finish the key held and take the next, one call. */
 		fd = open_queue();
+		n = 0;
 		while (got < items) {
-			n = kwq_get(fd, buf, sizeof(buf), 0, -1);
+			n = kwq_done_get_one(fd, got ? buf : NULL, (size_t)n,
+					     NULL, buf, sizeof(buf), 0, -1);
 			if (n < 0)
-				die("kwq_get");
-			if (kwq_done(fd, buf, n))
-				die("kwq_done");
+				die("kwq_done_get_one");
 			got++;
 		}
+		if (kwq_done(fd, buf, (size_t)n))
+			die("kwq_done");
 		break;
 	case KWQ_BATCH:
+		/*
+		 * Finish the batch held and take the next in one call, waiting
+		 * up to 10 ms for a full batch.
+		 */
 		fd = open_queue();
+		rb.nr = 0;
 		while (got < items) {
-			n = kwq_get_batch(fd, buf, sizeof(buf), BATCH, 0, -1,
-					  &used);
+			n = kwq_done_get(fd, &rb, NULL, buf, sizeof(buf), BATCH,
+					 BATCH, 0, 10000000, &used);
+			if (n < 0 && errno == ETIMEDOUT) {
+				rb.nr = 0;
+				continue;
+			}
 			if (n < 0)
-				die("kwq_get_batch");
+				die("kwq_done_get");
 			/* Records of a get (priority 0) are valid for done. */
 			rb.buf = buf;
 			rb.len = used;
 			rb.cap = sizeof(buf);
 			rb.nr = n;
-			if (kwq_done_batch(fd, &rb, NULL))
-				die("kwq_done_batch");
 			got += n;
 		}
+		if (kwq_done_batch(fd, &rb, NULL))
+			die("kwq_done_batch");
 		break;
 	case MQUEUE:
 		mq = mq_open(MQNAME, O_RDONLY);

@@ -142,6 +142,19 @@ int kwq_remove_batch(int fd, const struct kwq_recbuf *rb, unsigned int *done);
 int kwq_get_batch(int fd, void *buf, size_t cap, unsigned int max,
 		  unsigned int flags, int64_t timeout_ns, size_t *used);
 
+/*
+ * A worker's cycle in one system call (KWQ_IOC_DONE_GET): finish the keys
+ * of @done_rb (NULL or empty: none), then take keys as kwq_get_batch()
+ * does, waiting (within @timeout_ns) until @min_nr are taken (0 or 1:
+ * the first one). Returns the number of keys taken, or -1; *@done (may be
+ * NULL) receives the keys finished, also on error: if it is less than
+ * @done_rb->nr the call failed on that key and took none.
+ */
+int kwq_done_get(int fd, const struct kwq_recbuf *done_rb,
+		 unsigned int *done, void *buf, size_t cap, unsigned int max,
+		 unsigned int min_nr, unsigned int flags, int64_t timeout_ns,
+		 size_t *used);
+
 /* --- one key ---------------------------------------------------------- */
 
 int kwq_add(int fd, const void *key, size_t len);
@@ -158,6 +171,15 @@ int kwq_add_rate_limited(int fd, const void *key, size_t len,
 long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
 	     int64_t timeout_ns);
 int kwq_done(int fd, const void *key, size_t len);
+/*
+ * kwq_done() of @done_key (NULL: none) and kwq_get() in one system call.
+ * *@done (may be NULL) is set to 1 once @done_key was finished, also
+ * when the get part then fails (EINTR, ESHUTDOWN...): do not finish it
+ * again. Returns the new key's length, or -1.
+ */
+long kwq_done_get_one(int fd, const void *done_key, size_t done_len,
+		      int *done, void *key, size_t cap, unsigned int flags,
+		      int64_t timeout_ns);
 int kwq_forget(int fd, const void *key, size_t len);
 int kwq_remove(int fd, const void *key, size_t len);
 /* The key's failure count (client-go NumRequeues), or -1. */

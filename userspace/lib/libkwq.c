@@ -322,6 +322,45 @@ KWQ_PUBLIC int kwq_get_batch(int fd, void *buf, size_t cap, unsigned int max,
 	return (int)a.nr;
 }
 
+KWQ_PUBLIC int kwq_done_get(int fd, const struct kwq_recbuf *done_rb,
+			    unsigned int *done, void *buf, size_t cap,
+			    unsigned int max, unsigned int min_nr,
+			    unsigned int flags, int64_t timeout_ns,
+			    size_t *used)
+{
+	struct kwq_done_get_args a;
+	int ret;
+
+	if (used)
+		*used = 0;
+	if (done)
+		*done = 0;
+	memset(&a, 0, sizeof(a));
+	if (done_rb && done_rb->nr) {
+		if (done_rb->len > UINT32_MAX) {
+			errno = EINVAL;
+			return -1;
+		}
+		a.done_recs = kwq_ptr(done_rb->buf);
+		a.done_len = (__u32)done_rb->len;
+		a.done_nr = done_rb->nr;
+	}
+	a.get.recs = kwq_ptr(buf);
+	a.get.recs_len = cap > UINT32_MAX ? UINT32_MAX : (__u32)cap;
+	a.get.max = max;
+	a.get.min_nr = min_nr;
+	a.get.flags = flags;
+	a.get.timeout_ns = timeout_ns;
+	ret = ioctl(fd, KWQ_IOC_DONE_GET, &a);
+	if (done)
+		*done = a.done;
+	if (ret < 0)
+		return -1;
+	if (used)
+		*used = a.get.used;
+	return (int)a.get.nr;
+}
+
 /* --- one key ---------------------------------------------------------- */
 
 /* A record buffer holding one key, on the stack. */
@@ -398,6 +437,46 @@ KWQ_PUBLIC long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
 	if (n < 0)
 		return -1;
 	if (n != 1 || kwq_rec_next(one.bytes, used, &off, &k, &len, NULL) != 1) {
+		errno = EPROTO;
+		return -1;
+	}
+	memcpy(key, k, len);
+	return (long)len;
+}
+
+KWQ_PUBLIC long kwq_done_get_one(int fd, const void *done_key,
+				  size_t done_len, int *done, void *key,
+				  size_t cap, unsigned int flags,
+				  int64_t timeout_ns)
+{
+	struct kwq_one in, out;
+	struct kwq_recbuf rb = { in.bytes, 0, sizeof(in.bytes), 0 };
+	unsigned int finished;
+	size_t used, off = 0, len;
+	const void *k;
+	long n;
+
+	if (done)
+		*done = 0;
+	if (!key || cap < KWQ_KEY_LEN_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (done_key) {
+		n = kwq_rec_pack(in.bytes, sizeof(in.bytes), done_key,
+				 done_len, 0);
+		if (n < 0)
+			return -1;
+		rb.len = (size_t)n;
+		rb.nr = 1;
+	}
+	n = kwq_done_get(fd, &rb, &finished, out.bytes, sizeof(out.bytes), 1,
+			 0, flags, timeout_ns, &used);
+	if (done)
+		*done = finished == 1;
+	if (n < 0)
+		return -1;
+	if (n != 1 || kwq_rec_next(out.bytes, used, &off, &k, &len, NULL) != 1) {
 		errno = EPROTO;
 		return -1;
 	}

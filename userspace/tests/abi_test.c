@@ -294,8 +294,8 @@ int main(void)
 	ga.flags = 0x40;
 	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EINVAL, "get_unknown_flag_einval");
 	get_args(&ga, getbuf, sizeof(getbuf), 1);
-	ga.pad = 1;
-	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EINVAL, "get_pad_einval");
+	ga.min_nr = 2;
+	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EINVAL, "get_min_nr_over_max_einval");
 	get_args(&ga, BADPTR, sizeof(getbuf), 1);
 	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EFAULT, "get_bad_recs_pointer_efault");
 	/* the failed get lost nothing */

@@ -116,6 +116,8 @@ static const struct {
 	{ "LEN", 0x0a, E_Q },
 	{ "SHUTDOWN", 0x0b, E_Q | B(EINTR) | B(ECANCELED) },
 	{ "STATS", 0x0c, E_Q },
+	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) | B(EAGAIN) |
+	  B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
 };
 
 #define NOPS	((int)(sizeof(ops) / sizeof(ops[0])))
@@ -666,6 +668,53 @@ static void op_get(struct worker *w)
 	}
 }
 
+/*
+ * DONE_GET. On a tracked fd: a well-formed get through it (with a
+ * min_nr to wait for), whose records are counted like GET's. On others:
+ * fuzzed arguments, done records anywhere in the arena or unmapped.
+ */
+static void op_done_get(struct worker *w)
+{
+	struct kwq_done_get_args a = {};
+	struct tfd *t = pick_fd(w, 0);
+	unsigned char *buf = w->arena + ARENA / 2;
+	unsigned char *abuf = w->arena + 64;
+
+	if (!t)
+		return;
+	a.get.max = 1 + rn(&w->r, 40);
+	a.get.min_nr = rn(&w->r, a.get.max + 1);
+	a.get.recs_len = KWQ_REC_SIZE_MAX * (1 + rn(&w->r, 40));
+	a.get.timeout_ns = chance(&w->r, 50) ? 0 : rn(&w->r, 2000000);
+	a.get.recs = (uintptr_t)buf;
+	if (t->tracked) {
+		while (w->nheld > HELD_MAX - 64) {
+			int before = w->nheld;
+
+			op_done_held(w);
+			if (w->nheld == before)
+				return;
+		}
+		memcpy(abuf, &a, sizeof(a));
+		if (do_ioctl(w, t->fd, KWQ_IOC_DONE_GET, abuf, 13) == 0) {
+			memcpy(&a, abuf, sizeof(a));
+			take_records(w, t, buf, &a.get, a.get.recs_len, 0);
+		}
+		return;
+	}
+	a.done_nr = rn(&w->r, 5);
+	a.done_len = KWQ_REC_SIZE(rn(&w->r, 40)) * a.done_nr;
+	a.done_recs = (uintptr_t)(chance(&w->r, 20) ? (void *)w->unmapped :
+				  (void *)w->recs);
+	mutate(w, &a, sizeof(a), 8);
+	a.get.recs = (uintptr_t)buf;
+	/* no unbounded wait in a thread nobody kills */
+	if (!w->in_child && (a.get.timeout_ns < 0 ||
+			     a.get.timeout_ns > 3000000))
+		a.get.timeout_ns = rn(&w->r, 3000000);
+	do_ioctl(w, t->fd, KWQ_IOC_DONE_GET, &a, 13);
+}
+
 /* Done (or lose) keys this thread holds on tracked queues. */
 static void op_done_held(struct worker *w)
 {
@@ -809,10 +858,13 @@ static void op_raw(struct worker *w)
 		memcpy(buf + i, &v, size - i < 8 ? size - i : 8);
 	}
 	p = arg_ptr(w, buf, size, 1);
-	if (nr == _IOC_NR(KWQ_IOC_GET) || nr == _IOC_NR(KWQ_IOC_SHUTDOWN)) {
+	if (nr == _IOC_NR(KWQ_IOC_GET) || nr == _IOC_NR(KWQ_IOC_SHUTDOWN) ||
+	    nr == _IOC_NR(KWQ_IOC_DONE_GET)) {
 		/* no blocking forever: make gets/drains non-blocking here */
 		if (nr == _IOC_NR(KWQ_IOC_GET) && size >= 24)
 			memset(buf + 24, 0, 8);
+		if (nr == _IOC_NR(KWQ_IOC_DONE_GET) && size >= 48)
+			memset(buf + 48, 0, 8);
 		if (nr == _IOC_NR(KWQ_IOC_SHUTDOWN) && size >= 1)
 			buf[0] &= ~KWQ_SHUTDOWN_DRAIN;
 		if (p != buf)
@@ -871,8 +923,10 @@ static void step(struct worker *w, int child)
 		op_list(w);
 	else if (c < 36)
 		op_keys(w, 4);
-	else if (c < 50)
+	else if (c < 46)
 		op_get(w);
+	else if (c < 50)
+		op_done_get(w);
 	else if (c < 60)
 		op_keys(w, 6);
 	else if (c < 63)

@@ -165,9 +165,11 @@ struct kwq_keys_args {
  *	taken only while KWQ_REC_SIZE_MAX bytes remain, so none is lost.
  * @max: most keys to take, >= 1
  * @flags: KWQ_GET_*
- * @pad: 0
- * @timeout_ns: wait at most this long for the first key: < 0 forever,
- *	0 not at all (as O_NONBLOCK: EAGAIN); ETIMEDOUT when it passes
+ * @min_nr: wait (within @timeout_ns) until this many keys are taken,
+ *	0..@max; 0 or 1 waits for the first key only, then takes what is
+ *	ready. Keys taken before the timeout are returned, not lost.
+ * @timeout_ns: wait at most this long: < 0 forever, 0 not at all (as
+ *	O_NONBLOCK: EAGAIN); ETIMEDOUT when it passes with no key taken
  * @nr: out: keys taken
  * @used: out: bytes of @recs filled
  *
@@ -180,10 +182,32 @@ struct kwq_get_args {
 	__u32 recs_len;
 	__u32 max;
 	__u32 flags;
-	__u32 pad;
+	__u32 min_nr;
 	__s64 timeout_ns;
 	__u32 nr;
 	__u32 used;
+};
+
+/**
+ * struct kwq_done_get_args - KWQ_IOC_DONE_GET: a worker's cycle in one call
+ * @done_recs: user pointer to records of the keys to finish, as for
+ *	KWQ_IOC_DONE (priority 0), or 0
+ * @done_len: bytes at @done_recs, 0 when @done_nr is 0
+ * @done_nr: number of keys to finish, 0..KWQ_BATCH_MAX
+ * @done: out: keys finished, in order. If fewer than @done_nr, the call
+ *	failed with that key's error (as KWQ_IOC_DONE) and took no keys.
+ * @pad: 0
+ * @get: then take keys exactly as KWQ_IOC_GET does; its nr and used are
+ *	filled. An error of the get part is the call's error with all
+ *	@done_nr keys finished.
+ */
+struct kwq_done_get_args {
+	__u64 done_recs;
+	__u32 done_len;
+	__u32 done_nr;
+	__u32 done;
+	__u32 pad;
+	struct kwq_get_args get;
 };
 
 /**
@@ -315,5 +339,6 @@ struct kwq_stats_args {
 #define KWQ_IOC_LEN		_IOR(KWQ_IOC_MAGIC, 0x0a, __u64)
 #define KWQ_IOC_SHUTDOWN	_IOW(KWQ_IOC_MAGIC, 0x0b, struct kwq_shutdown_args)
 #define KWQ_IOC_STATS		_IOR(KWQ_IOC_MAGIC, 0x0c, struct kwq_stats_args)
+#define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x0d, struct kwq_done_get_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batches through /dev/kwq: KWQ_IOC_DONE_GET (a worker's cycle in one
+ * call), GET's min_nr batching window, and batch ADD/DONE edge cases:
+ * duplicate keys in one batch, keys not held, keys held by another fd,
+ * oversized batches. Every failure says how far the batch got and loses
+ * nothing.
+ */
+#include "kwqtest.h"
+
+static struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+static unsigned char buf[64 * KWQ_REC_SIZE_MAX];
+
+/* Records of "a,b,c" style lists. */
+static const struct kwq_recbuf *keys(const char *list)
+{
+	char tmp[256], *save = NULL, *k;
+
+	kwq_recbuf_reset(&rb);
+	snprintf(tmp, sizeof(tmp), "%s", list);
+	for (k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save))
+		kwq_recbuf_push_str(&rb, k, 0);
+	return &rb;
+}
+
+/* Join the keys of the first @n records of buf into @out. */
+static const char *names(int n, size_t used, char *out, size_t size)
+{
+	size_t off = 0, len, o = 0;
+	const void *k;
+
+	out[0] = '\0';
+	while (n-- > 0 && kwq_rec_next(buf, used, &off, &k, &len, NULL) == 1 &&
+	       o + len + 2 < size) {
+		if (o)
+			out[o++] = ',';
+		memcpy(out + o, k, len);
+		o += len;
+		out[o] = '\0';
+	}
+	return out;
+}
+
+static long processing(int fd)
+{
+	struct kwq_stats_args st;
+
+	return kwq_stats(fd, &st) ? -1 : (long)st.processing;
+}
+
+int main(void)
+{
+	char name[KWQ_NAME_LEN], got[256];
+	struct kwq_done_get_args raw;
+	unsigned int done;
+	size_t used;
+	int fd, fd2, n, finished;
+	int64_t t0;
+	pid_t pid;
+	long len;
+	char key[KWQ_KEY_LEN_MAX];
+
+	kt_setup("kwq_batch", 20, 120);
+	fd = kt_queue("batch", NULL, name);
+
+	/* duplicate keys inside one ADD batch: one key, all counted done */
+	n = kwq_add_batch(fd, keys("a,a,b,a"), NULL, &done);
+	ktap_check(n == 0 && done == 4 && kt_len(fd) == 2,
+		   "add_batch_duplicates_dedup", "ret %d done %u len %ld", n,
+		   done, kt_len(fd));
+	kwq_add_batch(fd, keys("c,d"), NULL, NULL);
+
+	/* a worker cycle: finish two, take two */
+	n = kwq_get_batch(fd, buf, sizeof(buf), 2, 0, 0, &used);
+	ktap_check(n == 2 && !strcmp(names(n, used, got, sizeof(got)), "a,b"),
+		   "get_two", "n %d got '%s'", n, got);
+	n = kwq_done_get(fd, keys("a,b"), &done, buf, sizeof(buf), 2, 0, 0, 0,
+			 &used);
+	ktap_check(n == 2 && done == 2 &&
+		   !strcmp(names(n, used, got, sizeof(got)), "c,d"),
+		   "done_get_finishes_then_takes", "n %d done %u got '%s'", n,
+		   done, got);
+	ktap_check(processing(fd) == 2, "done_get_holds_only_new_keys",
+		   "processing %ld", processing(fd));
+
+	/* a key not held: ENOENT, nothing finished, nothing taken */
+	kwq_add_batch(fd, keys("e,f"), NULL, NULL);
+	errno = 0;
+	n = kwq_done_get(fd, keys("x"), &done, buf, sizeof(buf), 4, 0, 0, 0,
+			 &used);
+	ktap_check(n < 0 && errno == ENOENT && done == 0 && kt_len(fd) == 2 &&
+		   processing(fd) == 2, "done_get_not_held_enoent_takes_none",
+		   "n %d errno %s done %u len %ld", n, kt_ename(errno), done,
+		   kt_len(fd));
+
+	/* the same key twice: the second is no longer held */
+	errno = 0;
+	n = kwq_done_get(fd, keys("c,c"), &done, buf, sizeof(buf), 4, 0, 0, 0,
+			 &used);
+	ktap_check(n < 0 && errno == ENOENT && done == 1 && processing(fd) == 1 &&
+		   kt_len(fd) == 2, "done_get_duplicate_key_stops_after_first",
+		   "n %d errno %s done %u processing %ld", n, kt_ename(errno),
+		   done, processing(fd));
+
+	/* a key leased to another fd: EPERM, and that fd still holds it */
+	fd2 = kt_attach(name);
+	n = kwq_get_batch(fd2, buf, sizeof(buf), 1, 0, 0, &used);
+	names(n, used, got, sizeof(got));
+	errno = 0;
+	n = kwq_done_get(fd, keys(got), &done, buf, sizeof(buf), 4, 0, 0, 0,
+			 &used);
+	ktap_check(n < 0 && errno == EPERM && done == 0,
+		   "done_get_other_fds_key_eperm", "n %d errno %s done %u", n,
+		   kt_ename(errno), done);
+	KT_OK(kwq_done(fd2, got, strlen(got)), "other_fd_still_holds_it");
+	close(fd2);
+
+	/* an fd that holds nothing: ENOENT for a key nobody holds */
+	fd2 = kt_attach(name);
+	errno = 0;
+	n = kwq_done_get(fd2, keys("zz"), &done, buf, sizeof(buf), 1, 0, 0, 0,
+			 &used);
+	ktap_check(n < 0 && errno == ENOENT && done == 0,
+		   "done_get_fd_holding_none_enoent", "n %d errno %s", n,
+		   kt_ename(errno));
+	close(fd2);
+
+	/* the get part fails after the done part: the done stays done */
+	kwq_done(fd, "d", 1);
+	n = kwq_get_batch(fd, buf, sizeof(buf), 4, 0, 0, &used);
+	errno = 0;
+	n = kwq_done_get(fd, keys(names(n, used, got, sizeof(got))), &done, buf,
+			 sizeof(buf), 4, 0, 0, 0, &used);
+	ktap_check(n < 0 && errno == EAGAIN && done == rb.nr &&
+		   processing(fd) == 0, "done_get_reports_done_when_get_fails",
+		   "n %d errno %s done %u of %u processing %ld", n,
+		   kt_ename(errno), done, rb.nr, processing(fd));
+
+	/* no done part: a plain get */
+	kt_add(fd, "g");
+	n = kwq_done_get(fd, NULL, &done, buf, sizeof(buf), 4, 0, 0, 0, &used);
+	ktap_check(n == 1 && done == 0, "done_get_without_done_is_get",
+		   "n %d done %u", n, done);
+	kt_done(fd, "g");
+
+	/* malformed calls change nothing */
+	kt_add(fd, "h");
+	memset(&raw, 0, sizeof(raw));
+	raw.done_recs = (uintptr_t)keys("h")->buf;
+	raw.done_len = (uint32_t)rb.len;
+	raw.done_nr = KWQ_BATCH_MAX + 1;
+	raw.get.recs = (uintptr_t)buf;
+	raw.get.recs_len = sizeof(buf);
+	raw.get.max = 1;
+	KT_ERR(ioctl(fd, KWQ_IOC_DONE_GET, &raw), EINVAL,
+	       "done_get_oversized_batch_einval");
+	raw.done_nr = 1;
+	raw.pad = 1;
+	KT_ERR(ioctl(fd, KWQ_IOC_DONE_GET, &raw), EINVAL, "done_get_pad_einval");
+	raw.pad = 0;
+	raw.get.min_nr = 2;
+	KT_ERR(ioctl(fd, KWQ_IOC_DONE_GET, &raw), EINVAL,
+	       "done_get_min_over_max_einval");
+	raw.get.min_nr = 0;
+	raw.done_recs = 8;
+	KT_ERR(ioctl(fd, KWQ_IOC_DONE_GET, &raw), EFAULT,
+	       "done_get_bad_done_pointer_efault");
+	ktap_check(kt_len(fd) == 1 && processing(fd) == 0,
+		   "malformed_done_get_changes_nothing", "len %ld processing %ld",
+		   kt_len(fd), processing(fd));
+
+	/* min_nr: wait for more keys than are ready, within the timeout */
+	pid = fork();
+	if (pid == 0) {
+		int cfd = kt_attach(name);
+
+		kt_sleep_ms(100);
+		kt_add(cfd, "i");
+		kt_sleep_ms(100);
+		_exit(kt_add(cfd, "j") ? 1 : 0);
+	}
+	t0 = kt_now();
+	n = kwq_done_get(fd, NULL, NULL, buf, sizeof(buf), 8, 3, 0,
+			 20 * KT_SEC, &used);
+	ktap_check(n == 3 && kt_now() - t0 >= 150 * KT_MS && kt_wait(pid) == 0,
+		   "get_waits_for_min_nr", "n %d after %lld ms", n,
+		   (long long)((kt_now() - t0) / KT_MS));
+	kwq_done_batch(fd, keys(names(n, used, got, sizeof(got))), NULL);
+
+	kt_add(fd, "k");
+	t0 = kt_now();
+	n = kwq_done_get(fd, NULL, NULL, buf, sizeof(buf), 8, 3, 0,
+			 100 * KT_MS, &used);
+	ktap_check(n == 1 && kt_now() - t0 >= 100 * KT_MS,
+		   "min_nr_timeout_returns_what_was_taken", "n %d after %lld ms",
+		   n, (long long)((kt_now() - t0) / KT_MS));
+	kt_done(fd, "k");
+
+	/* the one-key helper a worker loop uses */
+	kt_add(fd, "x1");
+	len = kwq_done_get_one(fd, NULL, 0, &finished, key, sizeof(key), 0, 0);
+	kt_add(fd, "x2");
+	n = (int)kwq_done_get_one(fd, key, (size_t)len, &finished, key,
+				  sizeof(key), 0, 0);
+	ktap_check(len == 2 && n == 2 && finished == 1 && !memcmp(key, "x2", 2) &&
+		   processing(fd) == 1, "done_get_one_cycles",
+		   "len %ld n %d finished %d", len, n, finished);
+	errno = 0;
+	n = (int)kwq_done_get_one(fd, key, 2, &finished, key, sizeof(key), 0, 0);
+	ktap_check(n < 0 && errno == EAGAIN && finished == 1 &&
+		   processing(fd) == 0, "done_get_one_finishes_on_empty_queue",
+		   "n %d errno %s finished %d", n, kt_ename(errno), finished);
+
+	kwq_destroy(fd, name);
+	close(fd);
+	kwq_recbuf_free(&rb);
+	return ktap_end();
+}
