@@ -380,6 +380,24 @@ static void long_keys_up_to_max_are_kept_intact(struct kunit *test)
 	}
 }
 
+/* Adds race the resize work on the other CPU: dedup must hold throughout. */
+static void keys_stay_unique_while_the_table_grows(struct kunit *test)
+{
+	const unsigned int nr = 20000;
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	unsigned int i, old;
+
+	for (i = 0; i < nr; i++) {
+		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, &i, sizeof(i)));
+		/* An earlier key, whichever table its bucket is in now. */
+		old = i / 2;
+		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, &old, sizeof(old)));
+		KUNIT_ASSERT_EQ(test, (long)i + 1, kwq_len(q));
+	}
+	KUNIT_EXPECT_EQ(test, (u64)nr, kt_stats(test, q).adds_total);
+}
+
 static void many_keys_survive_hash_growth(struct kunit *test)
 {
 	const unsigned int nr = 3000;
@@ -1529,6 +1547,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(keys_are_binary_and_length_sensitive),
 	KUNIT_CASE(long_keys_up_to_max_are_kept_intact),
 	KUNIT_CASE(many_keys_survive_hash_growth),
+	KUNIT_CASE(keys_stay_unique_while_the_table_grows),
 	KUNIT_CASE(add_after_nonpositive_adds_now),
 	KUNIT_CASE(add_after_becomes_ready_at_deadline),
 	KUNIT_CASE(add_after_earliest_deadline_wins),

@@ -744,10 +744,11 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			    (a->recs_len - a->used) / (u32)KWQ_REC_SIZE_MAX);
 		if (!want)
 			break;
+		/* The first round may use the whole timeout, later ones the rest. */
 		left = timeout;
 		if (a->nr >= max(a->min_nr, 1U)) {
 			left = 0;
-		} else if (timeout > 0) {
+		} else if (a->nr && timeout > 0) {
 			left = timeout - ktime_to_ns(ktime_sub(ktime_get(),
 							       start));
 			if (left <= 0)

@@ -4,8 +4,15 @@
  * semantics for keys that are byte strings.
  *
  * Data structures (all per queue, struct kwq in queue.h):
+ *  - kwq_get() hands out leases, struct kwq_item, owned by the caller:
+ *    key, length, priority and (private) node pointer, hash and lease
+ *    number. kwq_done() finds the node through its hash bucket by pointer
+ *    equality and checks the lease number, so a stale lease never
+ *    touches freed memory and gets -ESTALE.
  *  - a hash set of nodes (struct kwq_node), one per key, hashed with
- *    siphash under a per-queue random key. A node's state says where the
+ *    hsiphash under a per-queue random key (the kernel's choice for
+ *    hash tables: fast, and keyed so keys users pick cannot flood one
+ *    bucket without knowing the key). A node's state says where the
  *    key is: ready, waiting, processing (+ a pending requeue) or idle
  *    (nothing queued, only the rate limiter's failure count kept).
  *  - ready keys: one FIFO per priority level. The FIFO is a circular list
@@ -96,12 +103,20 @@ static bool kwq_name_ok(const char *name)
 
 static u32 kwq_hash(const struct kwq *q, const void *key, size_t len)
 {
-	return (u32)siphash(key, len, &q->hkey);
+	return hsiphash(key, len, &q->hkey);
 }
 
+/*
+ * The bucket of @hash. While the table grows, the buckets of the old
+ * table below ->rehash_pos have moved to the new one (kwq_grow_work()).
+ */
 static struct hlist_head *kwq_bucket(struct kwq *q, u32 hash)
 {
-	return &q->hash[hash & ((1U << q->hash_bits) - 1)];
+	u32 i = hash & ((1U << q->hash_bits) - 1);
+
+	if (unlikely(q->new_hash) && i < q->rehash_pos)
+		return &q->new_hash[hash & ((1U << q->new_bits) - 1)];
+	return &q->hash[i];
 }
 
 static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
@@ -175,15 +190,25 @@ static void kwq_maybe_grow(struct kwq *q)
 	schedule_work(&q->grow_work);
 }
 
-/* Resize the hash table: allocate outside the lock, rehash under it. */
+/* Old buckets moved per critical section while the table grows. */
+#define KWQ_REHASH_CHUNK	32
+
+/*
+ * Grow the hash table without a long critical section: allocate the new
+ * table outside the lock, publish it, then move KWQ_REHASH_CHUNK old
+ * buckets at a time, dropping the lock in between. kwq_bucket() sends
+ * each key to the table its bucket is in meanwhile. At about two nodes a
+ * bucket, a chunk moves some 64 nodes: microseconds, not the tens of
+ * milliseconds a one-shot rehash of 1e6 keys held the lock for.
+ */
 static void kwq_grow_work(struct work_struct *work)
 {
 	struct kwq *q = container_of(work, struct kwq, grow_work);
-	struct hlist_head *new, *old;
+	unsigned long i, end, size;
+	struct hlist_head *new;
 	struct hlist_node *tmp;
+	unsigned int bits;
 	struct kwq_node *n;
-	unsigned int bits, old_bits;
-	unsigned long i;
 
 	spin_lock_irq(&q->lock);
 	bits = clamp_t(unsigned int, fls_long(q->nr_nodes), q->hash_bits + 1,
@@ -199,24 +224,43 @@ static void kwq_grow_work(struct work_struct *work)
 	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL);
 
 	spin_lock_irq(&q->lock);
-	old = q->hash;
-	old_bits = q->hash_bits;
-	if (new && bits > old_bits) {
-		for (i = 0; i < (1UL << old_bits); i++)
-			hlist_for_each_entry_safe(n, tmp, &old[i], hnode) {
+	if (!new) {
+		kwq_uncharge(q, kwq_table_bytes(bits));
+		q->grow_pending = false;
+		spin_unlock_irq(&q->lock);
+		return;
+	}
+	q->new_hash = new;
+	q->new_bits = bits;
+	q->rehash_pos = 0;
+	size = 1UL << q->hash_bits;
+	spin_unlock_irq(&q->lock);
+
+	for (i = 0; i < size; i = end) {
+		end = min(i + KWQ_REHASH_CHUNK, size);
+		spin_lock_irq(&q->lock);
+		for (; q->rehash_pos < end; q->rehash_pos++)
+			hlist_for_each_entry_safe(n, tmp,
+						  &q->hash[q->rehash_pos],
+						  hnode) {
 				hlist_del(&n->hnode);
 				hlist_add_head(&n->hnode,
-					       &new[n->hash & ((1U << bits) - 1)]);
+					       &new[n->hash &
+						    ((1U << bits) - 1)]);
 			}
-		q->hash = new;
-		q->hash_bits = bits;
-		new = old;
-		bits = old_bits;
+		if (end == size) {
+			/* All moved: the new table is the table. */
+			swap(q->hash, new);
+			kwq_uncharge(q, kwq_table_bytes(q->hash_bits));
+			q->hash_bits = bits;
+			q->new_hash = NULL;
+			q->rehash_pos = 0;
+			q->grow_pending = false;
+		}
+		spin_unlock_irq(&q->lock);
+		cond_resched();
 	}
-	/* Whichever table is freed below. */
-	kwq_uncharge(q, kwq_table_bytes(bits));
-	q->grow_pending = false;
-	spin_unlock_irq(&q->lock);
+	/* The old table, empty now. */
 	kvfree(new);
 }
 

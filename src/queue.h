@@ -99,9 +99,13 @@ struct kwq {
 	struct list_head registry;	/* kwq_registry, under its mutex */
 	char name[KWQ_NAME_MAX + 1];	/* constant */
 
-	siphash_key_t hkey;		/* constant */
+	hsiphash_key_t hkey;		/* constant */
 	struct hlist_head *hash;
 	unsigned int hash_bits;
+	/* growing: buckets of ->hash below ->rehash_pos are in ->new_hash */
+	struct hlist_head *new_hash;
+	unsigned int new_bits;
+	unsigned long rehash_pos;
 	bool grow_pending;
 	struct work_struct grow_work;
 
