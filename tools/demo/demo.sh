@@ -1,7 +1,7 @@
 #!/bin/bash
 # make demo: boot Debian's stock 6.12 kernel in QEMU, load kwq, and run a
 # small controller story with kwqctl (tools/demo/story.sh), narrating as it
-# goes. Installs what it needs (as root under CI=true/KWQ_AUTO_INSTALL=1).
+# goes. Installs what it needs when run as root (KWQ_AUTO_INSTALL=0: never).
 set -euo pipefail
 . "$(dirname "$0")/../testing/lib.sh"
 KWQ_AUTO_INSTALL=${KWQ_AUTO_INSTALL:-$([ "$(id -u)" = 0 ] && echo 1 || echo 0)}
@@ -31,8 +31,9 @@ rc=0
 	"$KWQ_ROOT/tools/demo/story.sh=/demo/story.sh" \
 	"$KWQ_ROOT/tools/demo/reconcile.sh=/demo/reconcile.sh" &
 vm=$!
-# Narrate live: print the story's lines as the VM writes them.
-tail -n +1 -F --pid=$vm "$log" 2>/dev/null |
+# Narrate live: print the story's lines as the VM writes them. The serial
+# console ends lines with \r\n: strip the \r or no line matches.
+tail -n +1 -F --pid=$vm "$log" 2>/dev/null | tr -d '\r' |
 	sed -un '/^KWQ-DEMO-BEGIN$/,/^KWQ-DEMO-END$/{/^KWQ-DEMO-/d;/^\[ *[0-9.]*\]/d;p}'
 wait $vm || rc=$?
 if [ $rc != 0 ] || ! grep -q KWQ-DEMO-END "$log" ||

@@ -66,10 +66,18 @@ need_pkg gcc gcc
 need_pkg make make
 need_pkg python3 python3
 need_pkg libc6-dev /usr/include/stdio.h
+# The 32-bit ABI suite (abi32_test) needs gcc -m32 -static: without it the
+# suite would silently not exist.
+need_pkg gcc-multilib /usr/lib32/libc.a
 
 # Userspace test programs (static, so the initramfs needs no libc).
 section "userspace test programs"
 run_check "build userspace tests" make -C "$KWQ_ROOT/userspace" tests OUT="$KWQ_OUT/user"
+if [ -x "$KWQ_OUT/user/abi32_test" ]; then
+	case_result "32-bit ABI suite built (gcc -m32 -static)" OK
+else
+	case_result "32-bit ABI suite built (gcc -m32 -static)" FAIL "gcc-multilib missing or broken"
+fi
 user_files=()
 user_plan=
 # Helper programs (kwqctl, ...) go to /usr/bin; each *_test is one test.
