@@ -73,11 +73,8 @@
 #define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
 #define KWQ_HASH_BITS_MAX	20
 /* Keys up to this long use the small node cache. */
-#define KWQ_SMALL_KEY		48
 #define KWQ_NO_DEADLINE		U64_MAX
 
-static struct kmem_cache *kwq_node_cache;
-static struct kmem_cache *kwq_node_large_cache;
 static DEFINE_MUTEX(kwq_registry_lock);
 static LIST_HEAD(kwq_registry);
 
@@ -110,7 +107,7 @@ static u32 kwq_hash(const struct kwq *q, const void *key, size_t len)
  * The bucket of @hash. While the table grows, the buckets of the old
  * table below ->rehash_pos have moved to the new one (kwq_grow_work()).
  */
-static struct hlist_head *kwq_bucket(struct kwq *q, u32 hash)
+static struct kwq_node **kwq_bucket(struct kwq *q, u32 hash)
 {
 	u32 i = hash & ((1U << q->hash_bits) - 1);
 
@@ -119,12 +116,18 @@ static struct hlist_head *kwq_bucket(struct kwq *q, u32 hash)
 	return &q->hash[i];
 }
 
+static void kwq_chain_push(struct kwq_node **bucket, struct kwq_node *n)
+{
+	n->hnext = *bucket;
+	*bucket = n;
+}
+
 static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
 				   size_t len, u32 hash)
 {
 	struct kwq_node *n;
 
-	hlist_for_each_entry(n, kwq_bucket(q, hash), hnode)
+	for (n = *kwq_bucket(q, hash); n; n = n->hnext)
 		if (n->hash == hash && n->key_len == len &&
 		    !memcmp(n->key, key, len))
 			return n;
@@ -170,7 +173,7 @@ static void kwq_uncharge(struct kwq *q, size_t bytes)
 
 static size_t kwq_table_bytes(unsigned int bits)
 {
-	return sizeof(struct hlist_head) << bits;
+	return sizeof(struct kwq_node *) << bits;
 }
 
 void kwq_budget_put(struct kwq_budget *b)
@@ -205,14 +208,17 @@ static void kwq_grow_work(struct work_struct *work)
 {
 	struct kwq *q = container_of(work, struct kwq, grow_work);
 	unsigned long i, end, size;
-	struct hlist_head *new;
-	struct hlist_node *tmp;
+	struct kwq_node **new, **old;
 	unsigned int bits;
 	struct kwq_node *n;
 
 	spin_lock_irq(&q->lock);
-	bits = clamp_t(unsigned int, fls_long(q->nr_nodes), q->hash_bits + 1,
-		       KWQ_HASH_BITS_MAX);
+	/*
+	 * The fewest buckets for at most two keys a bucket: the load stays
+	 * between one and two, 4..8 bytes of table per key.
+	 */
+	bits = clamp_t(unsigned int, fls_long(q->nr_nodes) - 1,
+		       q->hash_bits + 1, KWQ_HASH_BITS_MAX);
 	/* Over budget: keep the table; longer chains cost time, not keys. */
 	if (!kwq_charge(q, kwq_table_bytes(bits))) {
 		q->grow_pending = false;
@@ -239,15 +245,14 @@ static void kwq_grow_work(struct work_struct *work)
 	for (i = 0; i < size; i = end) {
 		end = min(i + KWQ_REHASH_CHUNK, size);
 		spin_lock_irq(&q->lock);
-		for (; q->rehash_pos < end; q->rehash_pos++)
-			hlist_for_each_entry_safe(n, tmp,
-						  &q->hash[q->rehash_pos],
-						  hnode) {
-				hlist_del(&n->hnode);
-				hlist_add_head(&n->hnode,
-					       &new[n->hash &
-						    ((1U << bits) - 1)]);
+		for (; q->rehash_pos < end; q->rehash_pos++) {
+			old = &q->hash[q->rehash_pos];
+			while ((n = *old)) {
+				*old = n->hnext;
+				kwq_chain_push(&new[n->hash & ((1U << bits) - 1)],
+					       n);
 			}
+		}
 		if (end == size) {
 			/* All moved: the new table is the table. */
 			swap(q->hash, new);
@@ -264,9 +269,25 @@ static void kwq_grow_work(struct work_struct *work)
 	kvfree(new);
 }
 
-static struct kmem_cache *kwq_node_cache_of(bool large)
+/*
+ * Node caches by key length: an object is the node and its key, so a
+ * short key does not pay for a long one's room.
+ */
+static const u16 kwq_cache_keys[] = { 16, 48, KWQ_KEY_MAX };
+static struct kmem_cache *kwq_node_caches[ARRAY_SIZE(kwq_cache_keys)];
+
+static unsigned int kwq_cache_index(size_t len)
 {
-	return large ? kwq_node_large_cache : kwq_node_cache;
+	unsigned int i = 0;
+
+	while (len > kwq_cache_keys[i])
+		i++;
+	return i;
+}
+
+static struct kmem_cache *kwq_node_cache_of(unsigned int index)
+{
+	return kwq_node_caches[index];
 }
 
 /*
@@ -275,19 +296,19 @@ static struct kmem_cache *kwq_node_cache_of(bool large)
  */
 static struct kwq_node *kwq_node_prealloc(size_t len, gfp_t gfp)
 {
-	bool large = len > KWQ_SMALL_KEY;
+	unsigned int cache = kwq_cache_index(len);
 	struct kwq_node *n;
 
-	n = kmem_cache_alloc(kwq_node_cache_of(large), gfp | __GFP_NOWARN);
+	n = kmem_cache_alloc(kwq_node_cache_of(cache), gfp | __GFP_NOWARN);
 	if (n)
-		n->large = large;
+		n->cache = cache;
 	return n;
 }
 
 static void kwq_node_unused(struct kwq_node *n)
 {
 	if (n)
-		kmem_cache_free(kwq_node_cache_of(n->large), n);
+		kmem_cache_free(kwq_node_cache_of(n->cache), n);
 }
 
 /*
@@ -299,13 +320,13 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 					size_t len, u32 hash,
 					struct kwq_node **spare)
 {
-	bool large = len > KWQ_SMALL_KEY;
-	struct kmem_cache *cache = kwq_node_cache_of(large);
+	unsigned int index = kwq_cache_index(len);
+	struct kmem_cache *cache = kwq_node_cache_of(index);
 	struct kwq_node *n = NULL;
 
 	if (!kwq_charge(q, kmem_cache_size(cache)))
 		return ERR_PTR(-EDQUOT);
-	if (spare && *spare && (*spare)->large == large) {
+	if (spare && *spare && (*spare)->cache == index) {
 		n = *spare;
 		*spare = NULL;
 	} else {
@@ -323,12 +344,11 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 	}
 	/* Everything but the key; a slab object holds stale bytes. */
 	memset(n, 0, offsetof(struct kwq_node, key));
-	n->q = q;
-	n->large = large;
+	n->cache = index;
 	n->hash = hash;
 	n->key_len = len;
 	memcpy(n->key, key, len);
-	hlist_add_head(&n->hnode, kwq_bucket(q, hash));
+	kwq_chain_push(kwq_bucket(q, hash), n);
 	q->nr_nodes++;
 	kwq_maybe_grow(q);
 	return n;
@@ -336,9 +356,13 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 
 static void kwq_node_free(struct kwq *q, struct kwq_node *n)
 {
-	struct kmem_cache *cache = kwq_node_cache_of(n->large);
+	struct kmem_cache *cache = kwq_node_cache_of(n->cache);
+	struct kwq_node **pp = kwq_bucket(q, n->hash);
 
-	hlist_del(&n->hnode);
+	/* Chains are short (a node or two per bucket): walk to unlink. */
+	while (*pp != n)
+		pp = &(*pp)->hnext;
+	*pp = n->hnext;
 	q->nr_nodes--;
 	if (n->failures)
 		q->nr_failure_records--;
@@ -1079,7 +1103,7 @@ static struct kwq_node *kwq_lease_node(struct kwq *q,
 	struct kwq_node *n;
 
 	/* Only nodes still in the hash are looked at, never item->node. */
-	hlist_for_each_entry(n, kwq_bucket(q, item->hash), hnode)
+	for (n = *kwq_bucket(q, item->hash); n; n = n->hnext)
 		if (n == item->node)
 			return n->state == KWQ_PROCESSING &&
 			       n->lease == item->lease ? n : NULL;
@@ -1577,15 +1601,16 @@ static struct kwq *kwq_registry_find(const char *name)
 
 static void kwq_free(struct kwq *q)
 {
-	struct hlist_node *tmp;
 	struct kwq_node *n;
 	unsigned long i;
 
 	hrtimer_cancel(&q->timer);
 	cancel_work_sync(&q->grow_work);
 	for (i = 0; i < (1UL << q->hash_bits); i++)
-		hlist_for_each_entry_safe(n, tmp, &q->hash[i], hnode)
-			kmem_cache_free(kwq_node_cache_of(n->large), n);
+		while ((n = q->hash[i])) {
+			q->hash[i] = n->hnext;
+			kmem_cache_free(kwq_node_cache_of(n->cache), n);
+		}
 	kvfree(q->hash);
 	if (q->budget) {
 		atomic_long_sub(q->charged, &q->budget->used);
@@ -1751,28 +1776,29 @@ EXPORT_SYMBOL_GPL(kwq_name);
 
 int kwq_core_init(void)
 {
-	/*
-	 * Keys are copied to userspace straight from the node: whitelist
-	 * the key bytes for hardened usercopy. SLAB_ACCOUNT charges nodes
-	 * to the memory cgroup of the task that adds them.
-	 */
-	kwq_node_cache =
-		kmem_cache_create_usercopy("kwq_node",
-					   sizeof(struct kwq_node) + KWQ_SMALL_KEY,
-					   0, SLAB_ACCOUNT,
-					   offsetof(struct kwq_node, key),
-					   KWQ_SMALL_KEY, NULL);
-	if (!kwq_node_cache)
-		return -ENOMEM;
-	kwq_node_large_cache =
-		kmem_cache_create_usercopy("kwq_node_large",
-					   sizeof(struct kwq_node) + KWQ_KEY_MAX,
-					   0, SLAB_ACCOUNT,
-					   offsetof(struct kwq_node, key),
-					   KWQ_KEY_MAX, NULL);
-	if (!kwq_node_large_cache) {
-		kmem_cache_destroy(kwq_node_cache);
-		return -ENOMEM;
+	static const char *const names[] = {
+		"kwq_node_16", "kwq_node_48", "kwq_node_256",
+	};
+	unsigned int i;
+
+	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(kwq_cache_keys));
+	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++) {
+		size_t key = offsetof(struct kwq_node, key);
+		size_t len = kwq_cache_keys[i];
+
+		/*
+		 * Keys are copied to userspace straight from the node:
+		 * whitelist the key bytes for hardened usercopy. SLAB_ACCOUNT
+		 * charges nodes to the memory cgroup of the task that adds.
+		 */
+		kwq_node_caches[i] =
+			kmem_cache_create_usercopy(names[i], key + len, 0,
+						   SLAB_ACCOUNT, key, len, NULL);
+		if (!kwq_node_caches[i]) {
+			while (i--)
+				kmem_cache_destroy(kwq_node_caches[i]);
+			return -ENOMEM;
+		}
 	}
 	kwq_debugfs_init();
 	return 0;
@@ -1780,8 +1806,10 @@ int kwq_core_init(void)
 
 void kwq_core_exit(void)
 {
+	unsigned int i;
+
 	WARN_ON(!list_empty(&kwq_registry));
 	kwq_debugfs_exit();
-	kmem_cache_destroy(kwq_node_large_cache);
-	kmem_cache_destroy(kwq_node_cache);
+	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++)
+		kmem_cache_destroy(kwq_node_caches[i]);
 }

@@ -37,33 +37,47 @@ enum kwq_requeue {
 /*
  * One node per key. kwq_get() hands out leases on it (struct kwq_item),
  * told apart by ->lease, so the node itself never leaves kwq.
+ *
+ * A node is in one state at a time, and the links of a state share one
+ * union with those of the others: every transition unlinks the node from
+ * its old structure before it links it into the new one. Small fields sit
+ * last, next to the key, so a 16-byte key makes a 112-byte object.
  */
 struct kwq_node {
-	struct hlist_node hnode;	/* hash bucket */
-	/*
-	 * READY: ->fifo links the members of one priority level in a
-	 * circle without sentinel, oldest first; only the oldest (the
-	 * level head) sits in the level tree by ->level_rb.
-	 */
-	struct list_head fifo;
-	struct rb_node level_rb;
-	struct rb_node delay_rb;	/* WAITING: in the delay tree */
-	struct list_head link;		/* PROCESSING list or IDLE LRU */
-	union {
-		u64 seq;		/* WAITING: tie-break of equal deadlines */
-		u64 level_len;		/* READY level head: keys of its level */
-		u64 dirty_ns;		/* REQUEUE_READY: clock time of the add */
-	};
+	struct kwq_node *hnext;		/* next in the hash bucket */
 	/*
 	 * WAITING: when it becomes ready. READY and PROCESSING: a deadline
 	 * add_after asked for, remembered for after the run; 0 if none.
 	 */
 	u64 deadline;
-	u64 queued_ns;			/* clock time it last became ready */
-	u64 start_ns;			/* clock time processing started */
-	struct kwq *q;			/* queue the node belongs to */
-	void *owner;			/* PROCESSING: kwq_get()'s cookie */
-	u64 lease;			/* PROCESSING: which hand-out, never 0 */
+	/* READY: clock time it became ready; PROCESSING: as get saw it */
+	u64 queued_ns;
+	union {
+		/*
+		 * READY: ->fifo links the members of one priority level in
+		 * a circle without sentinel, oldest first; only the oldest
+		 * (the level head) sits in the level tree by ->level_rb and
+		 * counts its level's keys in ->level_len.
+		 */
+		struct {
+			struct list_head fifo;
+			struct rb_node level_rb;
+			u64 level_len;
+		};
+		/* WAITING: in the delay tree; ->seq breaks deadline ties */
+		struct {
+			struct rb_node delay_rb;
+			u64 seq;
+		};
+		/* PROCESSING (and IDLE: ->link only, in the LRU) */
+		struct {
+			struct list_head link;	/* the processing list */
+			void *owner;		/* kwq_get()'s cookie */
+			u64 lease;		/* which hand-out, never 0 */
+			u64 start_ns;		/* clock time processing began */
+			u64 dirty_ns;		/* REQUEUE_READY: time of the add */
+		};
+	};
 	u32 hash;
 	u32 failures;			/* rate limiter failure count */
 	int prio;
@@ -71,7 +85,7 @@ struct kwq_node {
 	u8 state;			/* enum kwq_state */
 	u8 requeue;			/* enum kwq_requeue */
 	bool level_head;
-	bool large;			/* from the large-key cache */
+	u8 cache;			/* index of the kmem_cache it is from */
 	u16 key_len;
 	u8 key[];
 };
@@ -100,10 +114,10 @@ struct kwq {
 	char name[KWQ_NAME_MAX + 1];	/* constant */
 
 	hsiphash_key_t hkey;		/* constant */
-	struct hlist_head *hash;
+	struct kwq_node **hash;		/* buckets: singly linked chains */
 	unsigned int hash_bits;
 	/* growing: buckets of ->hash below ->rehash_pos are in ->new_hash */
-	struct hlist_head *new_hash;
+	struct kwq_node **new_hash;
 	unsigned int new_bits;
 	unsigned long rehash_pos;
 	bool grow_pending;

@@ -14,7 +14,7 @@
  *	one process: all ITEMS puts, then all takes, each side timed (the
  *	cost per item without contention; mqueue: ITEMS <= 65536).
  *   kwq_ubench memory ITEMS REP
- *	add ITEMS 16-byte keys and report the kwq_node slab growth (boot
+ *	add ITEMS 16-byte keys and report the kwq_node_16 slab growth (boot
  *	with slab_nomerge so the cache is kwq's alone).
  *
  * Results are lines "RESULT suite=... key=value ..." on stdout.
@@ -330,7 +330,7 @@ struct memsnap {
 	long long slabs, objects;
 };
 
-#define SLAB_DIR "/sys/kernel/slab/kwq_node/"
+#define SLAB_DIR "/sys/kernel/slab/kwq_node_16/"
 
 static void snap(struct memsnap *m)
 {
