@@ -121,6 +121,9 @@ EOF
 tsc_khz=$("$out/user/tsc_khz")
 vm_args="slab_nomerge tsc_early_khz=$tsc_khz tsc=reliable ${KWQ_BENCH_ARGS:-}"
 
+# Other jobs on the host's cores skew TCG timings: the report shows the
+# load average when the VM starts and when it has ended.
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 say "booting stock $(basename "$image") (2 vCPUs, TCG): $reps repetitions, console $out/vm.log"
 vm_rc=0
 "$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$out/vm.log" -p "$out/plan" \
@@ -133,6 +136,7 @@ machine="host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1
 machine+=" ($(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo));"
 machine+=" guest: Debian $(basename "$image" | sed 's/^vmlinuz-//'),"
 machine+=" QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') TCG, 2 vCPUs, 1.5 GiB"
+machine+="; host load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 python3 "$KWQ_ROOT/tools/bench/report.py" --out "$out" --machine "$machine" \
 	--reps "$reps" "$out/vm.log"
 if grep -qE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log"; then

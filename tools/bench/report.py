@@ -121,12 +121,12 @@ HANDICAPS = {
                  " entries are never freed while the run lasts (freeing them"
                  " safely would need RCU and a per-entry state machine)"),
     "mqueue": ("no dedup/processing set",
-               "POSIX mqueue, 4096 deep (kwq bounded to the same 4096 keys):"
+               "4096 deep (kwq bounded to the same 4096 keys):"
                " a message queue with no dedup, no processing set, no"
                " add_after; mq_send blocks when full, kwq's producer retries"
                " on ENOSPC"),
     "delayed_work": ("jiffies timer (HZ=250)",
-                     "delayed_work: a timer-wheel timer per item, delays"
+                     "a timer-wheel timer per item, delays"
                      " rounded up to whole jiffies (4 ms at HZ=250), so its"
                      " lateness has a floor kwq's hrtimer does not"),
 }
@@ -476,7 +476,10 @@ def main():
         f.write("\n".join(targets) + "\n")
     gnuplot(a.out, scaling)
     gnuplot_ratios(a.out, figs, reps)
-    sys.stdout.write("\n" + text)
+    # The target lines are the last of table.txt; bench.sh prints them
+    # last of all, so that make bench ends with them (once).
+    shown = lines[:len(lines) - len(targets) - 1] if targets else lines
+    sys.stdout.write("\n" + "\n".join(shown) + "\n")
     if a.reps and reps < a.reps:
         print("warning: only %d of %d repetitions finished" % (reps, a.reps),
               file=sys.stderr)
