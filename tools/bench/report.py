@@ -388,7 +388,7 @@ def gnuplot_ratios(out, figs, reps):
     ys = [v for f in bars for v in (f["ratio"].lo, f["ratio"].hi)]
     ys += [GOALS[f["tname"]][1] for f in bars if f["tname"]]
     ymin = 2 ** math.floor(math.log2(min(ys) / 1.2))
-    ymax = 2 ** math.ceil(math.log2(max(ys) * 1.5))
+    ymax = 2 ** math.ceil(math.log2(max(ys) * 2.5))
     dat = os.path.join(out, "ratios.dat")
     with open(dat, "w") as f:
         f.write("# i label median min max target colour (kwq/peer, same run)\n")
@@ -413,7 +413,7 @@ set bmargin 16
 set lmargin 24
 set rmargin 4
 set grid ytics
-set key top right
+set key top left opaque
 set style fill solid 0.7 border -1
 plot '%s' using 1:3:($1-0.35):($1+0.35):(%g):3:7:xtic(2) with boxxyerror lc rgb variable notitle, \\
      '' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0 lw 1.5 notitle, \\
