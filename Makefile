@@ -5,8 +5,11 @@
 #   make                 build kwq.ko against KDIR (default: running kernel)
 #   make demo            a narrated controller story in QEMU
 #   make check           the full test suite in QEMU (see README.md)
-#   make bench           benchmarks against workqueue and mqueue in QEMU
-#                        (Documentation/benchmarks.rst); results in build/bench
+#   make bench           benchmarks against the workqueue, a workqueue +
+#                        rhashtable peer, mqueue and delayed_work in QEMU,
+#                        ending with one "target NAME MEASURED GOAL met|missed"
+#                        line per target (Documentation/benchmarks.rst);
+#                        results and charts in build/bench
 #   make kernel          build/cache the debug test kernel only
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
 #                        SEED=S (random, printed) PROCS=P THREADS=T

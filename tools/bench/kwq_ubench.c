@@ -10,9 +10,18 @@
  *	per key: two system calls per item, as mqueue. kwq_batch: 64 keys
  *	per add, and one done+get call per 64 keys (min_nr 64).
  *	mqueue: mq_send / mq_receive of the same 16 bytes.
+ *	The kwq queue is created with max_items = MQ_DEPTH, the depth of the
+ *	mqueue: the same bound (counting keys ready and processing). mq_send
+ *	blocks on a full mqueue; kwq_add fails with ENOSPC instead, so the
+ *	producer backs off and retries (sched_yield first, then sleeps of
+ *	20 us doubling up to 1 ms: far shorter than the time the consumer
+ *	needs to drain a full queue) and the retries are reported (enospc=).
+ *	A batch add that stops at the bound is resumed from the first key
+ *	that did not go in.
  *   kwq_ubench phases kwq_single|kwq_batch|mqueue ITEMS REP
  *	one process: all ITEMS puts, then all takes, each side timed (the
- *	cost per item without contention; mqueue: ITEMS <= 65536).
+ *	cost per item without contention; mqueue: ITEMS <= 65536). Both
+ *	queues are ITEMS deep (kwq: max_items = ITEMS).
  *   kwq_ubench memory ITEMS REP
  *	add ITEMS 16-byte keys and report the kwq_node_16 slab growth (boot
  *	with slab_nomerge so the cache is kwq's alone).
@@ -27,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +54,13 @@
 enum impl { KWQ_SINGLE, KWQ_BATCH, MQUEUE };
 
 static const char *const impl_names[] = { "kwq_single", "kwq_batch", "mqueue" };
+
+/* Counters the child processes report back (shared anonymous memory). */
+struct shared {
+	unsigned long enospc;	/* producer adds refused at max_items */
+};
+
+static struct shared *shared;
 
 static void die(const char *what)
 {
@@ -78,11 +96,33 @@ static int open_queue(void)
 	return fd;
 }
 
+/*
+ * The queue is at max_items (ENOSPC): where mq_send would sleep until
+ * the consumer takes a message, yield, then sleep 20 us, 40 us, ... 1 ms
+ * until the add goes in. @tries counts the refusals of this add.
+ */
+static void full_backoff(unsigned int tries)
+{
+	struct timespec ts = { 0, 0 };
+
+	shared->enospc++;
+	if (!tries) {
+		sched_yield();
+		return;
+	}
+	ts.tv_nsec = 20000L << (tries < 6 ? tries - 1 : 5);
+	if (ts.tv_nsec > 1000000L)
+		ts.tv_nsec = 1000000L;
+	nanosleep(&ts, NULL);
+}
+
 static void produce(enum impl impl, unsigned long items)
 {
 	unsigned char key[KEY_LEN], recs[BATCH * KWQ_REC_SIZE(KEY_LEN)];
-	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT, rest;
+	unsigned int tries, done;
 	unsigned long i, j;
+	size_t off;
 	mqd_t mq;
 	int fd;
 
@@ -91,8 +131,11 @@ static void produce(enum impl impl, unsigned long items)
 		fd = open_queue();
 		for (i = 0; i < items; i++) {
 			make_key(key, i);
-			if (kwq_add(fd, key, KEY_LEN))
-				die("kwq_add");
+			for (tries = 0; kwq_add(fd, key, KEY_LEN); tries++) {
+				if (errno != ENOSPC)
+					die("kwq_add");
+				full_backoff(tries);
+			}
 		}
 		break;
 	case KWQ_BATCH:
@@ -108,8 +151,21 @@ static void produce(enum impl impl, unsigned long items)
 						       key, KEY_LEN, 0);
 			}
 			rb.nr = j;
-			if (kwq_add_batch(fd, &rb, NULL, NULL))
-				die("kwq_add_batch");
+			/* At the bound: resume from the first key not added. */
+			rest = rb;
+			for (tries = 0; kwq_add_batch(fd, &rest, NULL, &done);
+			     tries++) {
+				if (errno != ENOSPC)
+					die("kwq_add_batch");
+				off = (size_t)done * KWQ_REC_SIZE(KEY_LEN);
+				rest.buf = (unsigned char *)rest.buf + off;
+				rest.len -= off;
+				rest.cap -= off;
+				rest.nr -= done;
+				if (done)
+					tries = 0;
+				full_backoff(tries);
+			}
 		}
 		break;
 	case MQUEUE:
@@ -210,6 +266,8 @@ static int throughput(enum impl impl, unsigned long items, unsigned int rep)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	struct mq_attr attr = { .mq_maxmsg = MQ_DEPTH, .mq_msgsize = KEY_LEN };
+	/* The same depth bound as the mqueue. */
+	struct kwq_queue_opts qopts = { .max_items = MQ_DEPTH };
 	int ready[2], go[2], st, fd = -1, ok = 1;
 	pid_t cons, prod;
 	uint64_t t0, t1;
@@ -229,9 +287,10 @@ static int throughput(enum impl impl, unsigned long items, unsigned int rep)
 		if (fd < 0)
 			die("open /dev/kwq");
 		kwq_destroy(fd, QNAME);
-		if (kwq_create(fd, QNAME, NULL))
+		if (kwq_create(fd, QNAME, &qopts))
 			die("kwq_create");
 	}
+	shared->enospc = 0;
 	if (pipe(ready) || pipe(go))
 		die("pipe");
 	cons = spawn(consume, impl, items, ready[1], go[0]);
@@ -258,8 +317,9 @@ static int throughput(enum impl impl, unsigned long items, unsigned int rep)
 		fprintf(stderr, "kwq_ubench: %s: a child failed\n", impl_names[impl]);
 		return 1;
 	}
-	printf("RESULT suite=user impl=%s rep=%u items=%lu ns=%llu\n",
-	       impl_names[impl], rep, items, (unsigned long long)(t1 - t0));
+	printf("RESULT suite=user impl=%s rep=%u items=%lu ns=%llu depth=%d enospc=%lu\n",
+	       impl_names[impl], rep, items, (unsigned long long)(t1 - t0),
+	       MQ_DEPTH, shared->enospc);
 	return 0;
 }
 
@@ -271,6 +331,7 @@ static int run_phases(enum impl impl, unsigned long items, unsigned int rep)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	struct mq_attr attr = { .mq_maxmsg = items, .mq_msgsize = KEY_LEN };
+	struct kwq_queue_opts qopts = { .max_items = items };
 	uint64_t t0, t1, t2;
 	mqd_t mq;
 	int fd;
@@ -287,7 +348,7 @@ static int run_phases(enum impl impl, unsigned long items, unsigned int rep)
 		if (fd < 0)
 			die("open /dev/kwq");
 		kwq_destroy(fd, QNAME);
-		if (kwq_create(fd, QNAME, NULL))
+		if (kwq_create(fd, QNAME, &qopts))
 			die("kwq_create");
 	}
 	t0 = now_ns();
@@ -391,6 +452,10 @@ int main(int argc, char **argv)
 	unsigned int rep;
 	int i;
 
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		die("mmap");
 	if (argc == 5 && !strcmp(argv[1], "throughput")) {
 		items = strtoul(argv[3], NULL, 0);
 		rep = strtoul(argv[4], NULL, 0);

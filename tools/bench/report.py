@@ -6,13 +6,18 @@ usage: report.py --out DIR --machine TEXT --reps N CONSOLE_LOG
        report.py --update-doc RST --out DIR
 
 Writes DIR/results.csv (every measurement), DIR/summary.csv (median,
-spread, ratio per figure), DIR/table.txt and DIR/table.rst, and
-DIR/scaling.dat + DIR/scaling.gp for gnuplot; prints the table. Every
-ratio is taken within one repetition (kwq and its peer ran back to back
-in the same VM) and then summarised over the repetitions.
+spread, ratio per figure), DIR/table.txt and DIR/table.rst,
+DIR/targets.txt (one line per target: "target NAME MEASURED GOAL
+met|missed"), and for gnuplot DIR/scaling.dat + DIR/scaling.gp (cost per
+operation against queue size) and DIR/ratios.dat + DIR/ratios.gp (every
+kwq/peer ratio as a bar with its min-max and its target); prints the
+table and the target lines. Every ratio is taken within one repetition
+(kwq and its peer ran back to back in the same VM) and then summarised
+over the repetitions.
 """
 import argparse
 import csv
+import math
 import datetime
 import os
 import re
@@ -93,8 +98,68 @@ def by_rep(rows, **match):
 
 
 def ratio_stat(num, den):
+    """Per-repetition num/den; a repetition where either is not positive
+    (a lateness below zero: the item ran early) has no meaningful ratio."""
     reps = sorted(set(num) & set(den))
-    return Stat([num[r] / den[r] for r in reps if den[r]])
+    return Stat([num[r] / den[r] for r in reps if num[r] > 0 and den[r] > 0])
+
+
+# What each peer does not do that kwq does (or does better), so that its
+# number is read for what it is: short in the table, in full below it.
+HANDICAPS = {
+    "workqueue": ("no dedup/lookup, preallocated",
+                  "the bare workqueue: work items preallocated before the clock"
+                  " starts, one per item; no per-key lookup, no allocation, no"
+                  " dedup (distinct keys) and nothing like add_after or rate"
+                  " limits: a lower bound on the cost of handing work to"
+                  " threads, not a peer offering kwq's semantics"),
+    "wq_rhash": ("allocs on first sight",
+                 "what a kernel developer writes instead of kwq: one kmalloc'ed"
+                 " work_struct per key in an rhashtable (16-byte key, jhash),"
+                 " allocated and inserted when a key is first seen and kept for"
+                 " reuse (so distinct keys allocate every time, hot keys never"
+                 " after the first); PENDING is the dedup, non-reentrancy the"
+                 " processing set; no priorities, rate limits or metrics, and"
+                 " entries are never freed while the run lasts (freeing them"
+                 " safely would need RCU and a per-entry state machine)"),
+    "mqueue": ("no dedup/processing set",
+               "4096 deep (kwq bounded to the same 4096 keys):"
+               " a message queue with no dedup, no processing set, no"
+               " add_after; mq_send blocks when full, kwq's producer retries"
+               " on ENOSPC"),
+    "delayed_work": ("jiffies timer (HZ=250)",
+                     "a timer-wheel timer per item, delays"
+                     " rounded up to whole jiffies (4 ms at HZ=250) plus one"
+                     " so that no item runs before its deadline (as none"
+                     " does with kwq), so its lateness has a floor kwq's"
+                     " hrtimer does not"),
+}
+
+# The target lines: name, goal as (operator, value), unit of MEASURED.
+TARGETS = [
+    ("kernel_distinct_vs_wq", (">=", 1.0)),
+    ("kernel_batch_vs_wq", (">=", 2.0)),
+    ("kernel_vs_wq_rhash", (">=", 1.5)),
+    ("kernel_hotkey_vs_wq", (">=", 1.0)),
+    ("user_worker_vs_mqueue", (">=", 1.0)),
+    ("user_batch64_vs_mqueue", (">=", 5.0)),
+    ("scaling_add_1e6_over_1e3", ("<=", 2.0)),
+    ("scaling_getdone_1e6_over_1e3", ("<=", 2.0)),
+    ("scaling_addafter_1e6_over_1e3", ("<=", 2.0)),
+    ("bytes_per_item", ("<=", 128)),
+    ("timer_lateness_p99_vs_delayed_work", ("<=", 1.0)),
+]
+GOALS = dict(TARGETS)
+
+
+def goal_met(tname, value):
+    op, goal = GOALS[tname]
+    return value >= goal if op == ">=" else value <= goal
+
+
+def goal_text(tname, unit="x"):
+    op, goal = GOALS[tname]
+    return "%s %s%s" % (op, ("%.1f" % goal) if unit == "x" else goal, unit)
 
 
 def build(rows):
@@ -105,50 +170,79 @@ def build(rows):
         d = by_rep(rows, suite=suite, impl=impl)
         return {r: int(v[key]) / int(v["ns"]) * 1e9 for r, v in d.items()}
 
-    def add(name, unit, kwq, peer_name, peer, ratio, target=None, ok=None,
-            note=""):
+    def add(name, unit, kwq, peer_name, peer, ratio, tname=None, note="",
+            lower_better=False, value=None, unit_goal="x", target=None,
+            short=""):
+        """One row; with @tname, judged on @value (default: the median ratio)."""
+        if value is None and ratio:
+            value = ratio.med
+        ok = goal_met(tname, value) if tname and value is not None else None
         figs.append(dict(name=name, unit=unit, kwq=kwq, peer_name=peer_name,
-                         peer=peer, ratio=ratio, target=target or "",
+                         peer=peer, ratio=ratio, tname=tname, value=value,
+                         target=target or (goal_text(tname, unit_goal) if tname else ""),
                          met="" if ok is None else ("yes" if ok else "NO"),
-                         note=note))
+                         note=note, lower_better=lower_better,
+                         short=short))
 
-    def prod_note(suite):
+    def run_note(suite, impls):
         parts = []
-        for impl in ("kwq", "workqueue"):
+        for impl in impls:
             d = by_rep(rows, suite=suite, impl=impl)
             p = Stat(int(v["prod_ns"]) / int(v["ns"]) for v in d.values()
                      if "prod_ns" in v)
+            ran = Stat(int(v["ran"]) for v in d.values() if "ran" in v)
             sl = Stat(int(v["sleeps"]) for v in d.values() if "sleeps" in v)
+            al = Stat(int(v["allocs"]) for v in d.values() if "allocs" in v)
+            bits = []
+            if suite == "hotkey" and ran:
+                bits.append("ran %s" % fmt_num(ran.med))
             if p:
-                parts.append("%s producer busy %.0f%% of the run" %
-                             (impl, 100 * p.med))
-            if impl == "kwq" and sl and sl.med:
-                parts.append("kwq consumer waits %s" % fmt_num(sl.med))
-        return ", ".join(parts)
+                bits.append("producer busy %.0f%%" % (100 * p.med))
+            if impl.startswith("kwq") and sl and sl.med:
+                bits.append("short gets %s" % fmt_num(sl.med))
+            if impl == "wq_rhash" and al:
+                bits.append("allocs %s" % fmt_num(al.med))
+            if bits:
+                parts.append("%s %s" % (impl, ", ".join(bits)))
+        return "; ".join(parts)
 
-    k, w = tput("throughput", "kwq"), tput("throughput", "workqueue")
-    r = ratio_stat(k, w)
-    add("in-kernel distinct keys", "items/s", Stat(k.values()), "workqueue",
-        Stat(w.values()), r, ">= 1.0x", r.med >= 1.0 if r else None,
-        note=prod_note("throughput"))
-
-    k, w = tput("hotkey", "kwq"), tput("hotkey", "workqueue")
-    kr = Stat(int(v["ran"]) for v in by_rep(rows, suite="hotkey", impl="kwq").values())
-    wr = Stat(int(v["ran"]) for v in by_rep(rows, suite="hotkey", impl="workqueue").values())
-    note = ("items run: kwq %s, workqueue %s; " % (fmt_num(kr.med), fmt_num(wr.med))
-            if kr and wr else "") + prod_note("hotkey")
-    add("in-kernel hot keys (adds)", "adds/s", Stat(k.values()), "workqueue",
-        Stat(w.values()), ratio_stat(k, w), note=note)
+    kimpls = ("kwq", "kwq_batch", "workqueue", "wq_rhash")
+    for suite, label, unit in (("throughput", "in-kernel distinct keys", "items/s"),
+                               ("hotkey", "in-kernel hot keys (adds)", "adds/s")):
+        t = {i: tput(suite, i) for i in kimpls}
+        note = run_note(suite, kimpls)
+        for impl, peer in (("kwq", "workqueue"), ("kwq_batch", "workqueue"),
+                           ("kwq", "wq_rhash"), ("kwq_batch", "wq_rhash")):
+            tname = {("throughput", "kwq", "workqueue"): "kernel_distinct_vs_wq",
+                     ("throughput", "kwq_batch", "workqueue"): "kernel_batch_vs_wq",
+                     ("throughput", "kwq", "wq_rhash"): "kernel_vs_wq_rhash",
+                     ("hotkey", "kwq", "workqueue"): "kernel_hotkey_vs_wq",
+                     }.get((suite, impl, peer))
+            name = label + (", batched (64)" if impl == "kwq_batch" else "")
+            add(name, unit, Stat(t[impl].values()), peer,
+                Stat(t[peer].values()), ratio_stat(t[impl], t[peer]), tname,
+                note=note if (impl, peer) == ("kwq", "workqueue") else "",
+                short="kernel %s: %s / %s" % (
+                    "distinct" if suite == "throughput" else "hot keys",
+                    impl, peer))
 
     u = {i: tput("user", i, "items") for i in ("kwq_single", "kwq_batch", "mqueue")}
-    r = ratio_stat(u["kwq_single"], u["mqueue"])
-    add("userspace single-op", "items/s", Stat(u["kwq_single"].values()),
-        "mqueue", Stat(u["mqueue"].values()), r, ">= 0.7x",
-        r.med >= 0.7 if r else None)
-    r = ratio_stat(u["kwq_batch"], u["mqueue"])
+    enospc = []
+    for i in ("kwq_single", "kwq_batch"):
+        e = Stat(int(v["enospc"]) for v in by_rep(rows, suite="user", impl=i).values()
+                 if "enospc" in v)
+        if e:
+            enospc.append("%s %s" % (i, fmt_num(e.med)))
+    note = ("producer retries at the 4096-key bound (ENOSPC, median): " +
+            ", ".join(enospc)) if enospc else ""
+    add("userspace worker (single-op)", "items/s", Stat(u["kwq_single"].values()),
+        "mqueue", Stat(u["mqueue"].values()),
+        ratio_stat(u["kwq_single"], u["mqueue"]), "user_worker_vs_mqueue",
+        note=note, short="user: kwq_single / mqueue")
     add("userspace batched (64)", "items/s", Stat(u["kwq_batch"].values()),
-        "mqueue", Stat(u["mqueue"].values()), r, ">= 5x",
-        r.med >= 5.0 if r else None)
+        "mqueue", Stat(u["mqueue"].values()),
+        ratio_stat(u["kwq_batch"], u["mqueue"]), "user_batch64_vs_mqueue",
+        short="user: kwq_batch / mqueue")
 
     for impl, label in (("kwq_single", "single-op"), ("kwq_batch", "batched")):
         for side, what in (("put_ns", "add"), ("take_ns", "get+done")):
@@ -159,11 +253,14 @@ def build(rows):
             if kc:
                 add("userspace %s %s alone" % (label, what), "ns/item",
                     Stat(kc.values()), "mqueue", Stat(mc.values()),
-                    ratio_stat(kc, mc), note="lower is better")
+                    ratio_stat(kc, mc), note="lower is better",
+                    lower_better=True,
+                    short="user %s alone: %s / mqueue" % (what, impl))
 
     scaling = {}
-    for op, label in (("add", "add"), ("get_done", "get+done"),
-                      ("add_after", "add_after")):
+    for op, label, tname in (("add", "add", "scaling_add_1e6_over_1e3"),
+                             ("get_done", "get+done", "scaling_getdone_1e6_over_1e3"),
+                             ("add_after", "add_after", "scaling_addafter_1e6_over_1e3")):
         base = {rep: int(v["ns"]) / int(v["ops"])
                 for rep, v in by_rep(rows, suite="scaling", op=op, n=SIZES[0]).items()}
         for n in SIZES:
@@ -177,31 +274,59 @@ def build(rows):
             add("%s, %s %s" % (label, "%.0e" % n,
                                "waiting" if op == "add_after" else "ready"),
                 "ns/op", Stat(cost.values()), "", None, r,
-                "<= 1.5x of 1e3" if last else None,
-                (r.med <= 1.5) if (last and r) else None,
-                note="ratio: vs 1e3")
+                tname if last else None, note="ratio: vs 1e3",
+                target=goal_text(tname, "x of 1e3") if last else None)
 
     mem = by_rep(rows, suite="memory")
     if mem:
         slab = Stat(int(v["slab_bytes"]) / int(v["items"]) for v in mem.values())
         osz = next(iter(mem.values()))
         add("memory per item, slab (16 B keys)", "bytes", slab, "", None, None,
-            "<= 128", slab.med <= 128,
+            "bytes_per_item", value=slab.med, unit_goal="",
             note="kwq_node object_size %s, slab_size %s" %
             (osz["object_size"], osz["slab_size"]))
 
+    early = []
+    for impl in ("kwq", "delayed_work"):
+        e = Stat(int(v["early"]) for v in
+                 by_rep(rows, suite="timer", impl=impl).values() if "early" in v)
+        if e:
+            early.append("%s %d" % (impl, sum(e.values)))
     for q in ("p50", "p99", "max"):
         kk = {r: int(v[q + "_ns"]) / 1e3 for r, v in by_rep(rows, suite="timer", impl="kwq").items()}
         dd = {r: int(v[q + "_ns"]) / 1e3 for r, v in by_rep(rows, suite="timer", impl="delayed_work").items()}
         add("timer lateness %s" % q, "us", Stat(kk.values()), "delayed_work",
-            Stat(dd.values()), ratio_stat(kk, dd), note="lower is better")
+            Stat(dd.values()), ratio_stat(kk, dd),
+            "timer_lateness_p99_vs_delayed_work" if q == "p99" else None,
+            note=("items run before their deadline, all repetitions: " +
+                  ", ".join(early)) if q == "p50" and early else "lower is better",
+            lower_better=True,
+            short="timer lateness %s: kwq / delayed_work" % q)
     return figs, scaling
 
 
-def table(figs, header):
-    cols = ["figure", "unit", "kwq median ±spread/2", "peer", "peer median",
-            "ratio (min-max)", "target", "met"]
+def target_lines(figs):
+    """One line per target, in TARGETS order: target NAME MEASURED GOAL met|missed."""
+    by_name = {f["tname"]: f for f in figs if f.get("tname")}
+    out = []
+    for tname, (op, goal) in TARGETS:
+        f = by_name.get(tname)
+        v = f["value"] if f else None
+        if v is None:
+            measured, met = "n/a", "missed"
+        else:
+            measured = ("%.0f" % v) if tname == "bytes_per_item" else ("%.2f" % v)
+            met = "met" if goal_met(tname, v) else "missed"
+        goal_s = "%s%s" % (op, goal if isinstance(goal, int) else "%.1f" % goal)
+        out.append("target %s %s %s %s" % (tname, measured, goal_s, met))
+    return out
+
+
+def table(figs, header, targets):
+    cols = ["figure", "unit", "kwq median ±spread/2", "peer", "peer handicap",
+            "peer median", "ratio (min-max)", "target", "met"]
     lines = [[f["name"], f["unit"], cell(f["kwq"]), f["peer_name"],
+              HANDICAPS.get(f["peer_name"], ("",))[0],
               cell(f["peer"]) if f["peer"] is not None else "",
               rcell(f["ratio"]) if f["ratio"] is not None else "",
               f["target"], f["met"]] for f in figs]
@@ -212,10 +337,13 @@ def table(figs, header):
     notes = ["%s: %s" % (f["name"], f["note"]) for f in figs
              if f["note"] and not f["note"].startswith(("ratio: vs", "lower"))]
     out += [""] + ["note: " + n for n in notes]
+    peers = [p for p in HANDICAPS if any(f["peer_name"] == p for f in figs)]
+    out += ["peer %s: %s." % (p, HANDICAPS[p][1]) for p in peers]
     out.append("note: spread = (max - min) / median over the repetitions, shown"
                " halved as ±. Ratios are kwq/peer per repetition (same VM run),"
                " median and range; for scaling against the 1e3 size; for"
                " ns/item and lateness rows lower is better.")
+    out += [""] + targets
     return out
 
 
@@ -264,6 +392,50 @@ plot '%s' using 1:2:3:4 with yerrorlines title 'add', \\
 """ % (os.path.join(out, "scaling.png"), dat))
 
 
+def gnuplot_ratios(out, figs, reps):
+    """Every kwq/peer ratio as a bar (median) with its min-max, the target as a line."""
+    bars = [f for f in figs if f["peer_name"] and f["ratio"]]
+    if not bars:
+        return
+    ys = [v for f in bars for v in (f["ratio"].lo, f["ratio"].hi) if v > 0]
+    ys += [GOALS[f["tname"]][1] for f in bars if f["tname"]]
+    ymin = 2 ** math.floor(math.log2(min(ys) / 1.2))
+    ymax = 2 ** math.ceil(math.log2(max(ys) * 2.5))
+    dat = os.path.join(out, "ratios.dat")
+    with open(dat, "w") as f:
+        f.write("# i label median min max target colour (kwq/peer, same run)\n")
+        for i, fg in enumerate(bars):
+            r = fg["ratio"]
+            label = (fg["short"] or "%s / %s" % (fg["name"], fg["peer_name"])) + \
+                (" (lower=better)" if fg["lower_better"] else "")
+            goal = GOALS[fg["tname"]][1] if fg["tname"] else "NaN"
+            colour = {"yes": 0x2ca02c, "NO": 0xd62728}.get(fg["met"], 0x7f9fbf)
+            f.write('%d "%s" %.4g %.4g %.4g %s %d\n' %
+                    (i, label.replace('"', "'"), r.med, r.lo, r.hi, goal, colour))
+    with open(os.path.join(out, "ratios.gp"), "w") as f:
+        f.write("""set terminal png size 1280,760 noenhanced
+set output '%s'
+set title "kwq / peer, same VM run: bar = median of %d repetitions, whiskers = min-max, black line = target\\n(green: target met, red: missed, blue: no target; ns/item and lateness rows: lower is better)"
+set logscale y 2
+set yrange [%g:%g]
+set ylabel 'ratio kwq / peer (log scale)'
+set xrange [-0.7:%f]
+set xtics rotate by 35 right font ',9' nomirror
+set bmargin 16
+set lmargin 24
+set rmargin 4
+set grid ytics
+set key top left opaque
+set style fill solid 0.7 border -1
+plot '%s' using 1:3:($1-0.35):($1+0.35):(%g):3:7:xtic(2) with boxxyerror lc rgb variable notitle, \\
+     '' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0 lw 1.5 notitle, \\
+     '' using ($1-0.45):6:(0.9):(0) with vectors nohead lw 3 lc rgb 'black' title 'target', \\
+     '' using 1:($5*1.12):(sprintf('%%.2f', $3)) with labels font ',8' notitle, \\
+     1 with lines dt 2 lc rgb 'gray40' title 'parity (1.0x)'
+""" % (os.path.join(out, "ratios.png"), reps, ymin, ymax, len(bars) - 0.3,
+       dat, ymin))
+
+
 def update_doc(rst, out):
     with open(os.path.join(out, "table.rst")) as f:
         block = f.read()
@@ -303,7 +475,8 @@ def main():
     reps = len({r["rep"] for r in rows})
     header = ["kwq benchmarks, %s, %d repetitions" % (date, reps),
               a.machine, ""]
-    lines = table(figs, header)
+    targets = target_lines(figs)
+    lines = table(figs, header, targets)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "table.txt"), "w") as f:
         f.write(text)
@@ -311,8 +484,14 @@ def main():
         f.write("::\n\n" + "".join("    " + ln + "\n" if ln else "\n"
                                    for ln in lines))
     write_csv(os.path.join(a.out, "summary.csv"), figs)
+    with open(os.path.join(a.out, "targets.txt"), "w") as f:
+        f.write("\n".join(targets) + "\n")
     gnuplot(a.out, scaling)
-    sys.stdout.write("\n" + text)
+    gnuplot_ratios(a.out, figs, reps)
+    # The target lines are the last of table.txt; bench.sh prints them
+    # last of all, so that make bench ends with them (once).
+    shown = lines[:len(lines) - len(targets) - 1] if targets else lines
+    sys.stdout.write("\n" + "\n".join(shown) + "\n")
     if a.reps and reps < a.reps:
         print("warning: only %d of %d repetitions finished" % (reps, a.reps),
               file=sys.stderr)
