@@ -7,6 +7,10 @@
 #   make check           the full test suite in QEMU (see README.md)
 #   make bench           benchmarks against workqueue and mqueue in QEMU
 #                        (Documentation/benchmarks.rst); results in build/bench
+#   make bench-host      the unmodified core in userspace under callgrind:
+#                        instructions and LL cache misses per operation,
+#                        deterministic (Documentation/benchmarks.rst, "Host
+#                        benchmark"); results in build/bench-host
 #   make kernel          build/cache the debug test kernel only
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
 #                        SEED=S (random, printed) PROCS=P THREADS=T
@@ -36,7 +40,7 @@ KWQ_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.
 KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
-.PHONY: all modules modules_clean clean check bench demo kernel userspace install uninstall
+.PHONY: all modules modules_clean clean check bench bench-host demo kernel userspace install uninstall
 .PHONY: fuzz check-kcsan
 
 all: modules
@@ -57,6 +61,9 @@ demo:
 
 bench:
 	tools/bench/bench.sh
+
+bench-host:
+	tools/bench-host/run.sh
 
 kernel:
 	tools/testing/build-kernel.sh tools/testing/config/debug.config
