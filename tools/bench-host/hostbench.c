@@ -214,7 +214,8 @@ static void hb_lock_hook(void *lock, bool acquire)
 			hb_hold_ticks[hb_holds] = d;
 		hb_holds++;
 	}
-	if (d > hb_max_ticks) {
+	/* Natively only: a branch on a time would make counts vary. */
+	if (hb_watch_all && d > hb_max_ticks) {
 		hb_max_ticks = d;
 		hb_max_in_work = hb_in_work;
 	}
