@@ -10,6 +10,10 @@
 #                        ending with one "target NAME MEASURED GOAL met|missed"
 #                        line per target (Documentation/benchmarks.rst);
 #                        results and charts in build/bench
+#   make bench-host      the unmodified core in userspace under callgrind:
+#                        instructions and LL cache misses per operation,
+#                        deterministic (Documentation/benchmarks.rst, "Host
+#                        benchmark"); results in build/bench-host
 #   make kernel          build/cache the debug test kernel only
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
 #                        SEED=S (random, printed) PROCS=P THREADS=T
@@ -39,7 +43,7 @@ KWQ_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.
 KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
-.PHONY: all modules modules_clean clean check bench demo kernel userspace install uninstall
+.PHONY: all modules modules_clean clean check bench bench-host demo kernel userspace install uninstall
 .PHONY: fuzz check-kcsan
 
 all: modules
@@ -60,6 +64,9 @@ demo:
 
 bench:
 	tools/bench/bench.sh
+
+bench-host:
+	tools/bench-host/run.sh
 
 kernel:
 	tools/testing/build-kernel.sh tools/testing/config/debug.config

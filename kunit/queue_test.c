@@ -557,21 +557,6 @@ static void add_after_while_processing_past_deadline_ready_at_done(struct kunit 
 	kt_expect_empty(test, q);
 }
 
-static void add_while_processing_overrides_pending_delay(struct kunit *test)
-{
-	struct kt_clock *c;
-	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item a;
-
-	kt_add(q, "a");
-	a = kt_get(test, q, "a");
-	kt_add_after(q, "a", 100 * MS);
-	kt_add(q, "a");
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
-	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
-}
-
 static void delayed_keys_ready_by_deadline_then_add_order(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -1555,7 +1540,6 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(add_of_waiting_key_makes_it_ready_once),
 	KUNIT_CASE(add_after_while_processing_waits_from_done),
 	KUNIT_CASE(add_after_while_processing_past_deadline_ready_at_done),
-	KUNIT_CASE(add_while_processing_overrides_pending_delay),
 	KUNIT_CASE(delayed_keys_ready_by_deadline_then_add_order),
 	KUNIT_CASE(timer_rearmed_only_when_earliest_deadline_changes),
 	KUNIT_CASE(expiry_without_due_keys_changes_nothing),

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host benchmark shim: a small SLUB model (shim.c). Objects are packed into
+ * 4 KiB << order slabs at their size rounded to 8 bytes, the free pointer
+ * sits in the middle of a free object, and frees to a slab that is not the
+ * current one go to that slab's own freelist, as in SLUB; the memory of
+ * every cache and of every kmalloc/kvmalloc is counted (hostbench.h).
+ */
+#ifndef _HOSTBENCH_SLAB_H
+#define _HOSTBENCH_SLAB_H
+#include <linux/kernel.h>
+#include <linux/gfp.h>
+
+struct kmem_cache;
+
+#define SLAB_HWCACHE_ALIGN	0x00002000u
+#define SLAB_PANIC		0x00040000u
+#define SLAB_TYPESAFE_BY_RCU	0x00080000u
+#define SLAB_ACCOUNT		0x04000000u
+#define SLAB_RECLAIM_ACCOUNT	0x00020000u
+#define SLAB_NO_MERGE		0x01000000u
+
+struct kmem_cache *kmem_cache_create_usercopy(const char *name,
+		unsigned int size, unsigned int align, slab_flags_t flags,
+		unsigned int useroffset, unsigned int usersize,
+		void (*ctor)(void *));
+static inline struct kmem_cache *kmem_cache_create(const char *name,
+		unsigned int size, unsigned int align, slab_flags_t flags,
+		void (*ctor)(void *))
+{
+	return kmem_cache_create_usercopy(name, size, align, flags, 0, 0, ctor);
+}
+#define KMEM_CACHE(s, flags) \
+	kmem_cache_create(#s, sizeof(struct s), __alignof__(struct s), (flags), NULL)
+void kmem_cache_destroy(struct kmem_cache *s);
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags);
+void kmem_cache_free(struct kmem_cache *s, void *obj);
+unsigned int kmem_cache_size(struct kmem_cache *s);
+static inline void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t flags)
+{
+	return kmem_cache_alloc(s, flags | __GFP_ZERO);
+}
+
+void *kmalloc(size_t size, gfp_t flags);
+void kfree(const void *obj);
+void *kvmalloc(size_t size, gfp_t flags);
+void kvfree(const void *obj);
+size_t ksize(const void *obj);
+#define kzalloc(size, flags)		kmalloc(size, (flags) | __GFP_ZERO)
+#define kmalloc_array(n, size, flags)	kmalloc(size_mul(n, size), flags)
+#define kcalloc(n, size, flags)		kmalloc_array(n, size, (flags) | __GFP_ZERO)
+#define kvzalloc(size, flags)		kvmalloc(size, (flags) | __GFP_ZERO)
+#define kvmalloc_array(n, size, flags)	kvmalloc(size_mul(n, size), flags)
+#define kvcalloc(n, size, flags)	kvmalloc_array(n, size, (flags) | __GFP_ZERO)
+#define vmalloc(size)			kvmalloc(size, GFP_KERNEL)
+#define vzalloc(size)			kvmalloc(size, GFP_KERNEL | __GFP_ZERO)
+#define vfree(p)			kvfree(p)
+#define kfree_sensitive(p)		kfree(p)
+#endif
