@@ -761,7 +761,12 @@ static void kwq_unlock(struct kwq *q, unsigned long flags, unsigned int ready)
 	bool drained = q->shutting_down && !q->nr_ready && !q->nr_processing;
 
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (ready)
+	/*
+	 * wq_has_sleeper()'s barrier pairs with the one in the getter's
+	 * prepare_to_wait_exclusive(): either it sees the getter queued, or
+	 * the getter sees the keys when it checks under q->lock.
+	 */
+	if (ready && wq_has_sleeper(&q->get_wq))
 		wake_up_nr(&q->get_wq, ready);
 	if (drained)
 		wake_up(&q->drain_wq);
