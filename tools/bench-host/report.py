@@ -100,8 +100,6 @@ def parse_dump(path, binary):
                 events = line.split()[1:]
             elif line.startswith("summary:"):
                 summary = costs(line.split()[1:], events)
-            elif line.startswith("fl=") or line.startswith("fi=") or line.startswith("fe="):
-                pass
     return label, summary, arcs, selfcost
 
 
@@ -157,7 +155,6 @@ def main():
         vgout = os.path.join(job, "vg.out")
         if not any(l.startswith("ok ") for l in open(vgout)):
             die("%s did not finish" % job)
-        binary = None
         dumps = []
         for path in glob.glob(os.path.join(job, "cg.*.*")):
             m = re.match(r".*/cg\.(\d+)\.(\d+)$", path)

@@ -42,7 +42,7 @@ need_pkg "$KWQ_SRC_PKG" /usr/src/linux-source-6.12.tar.xz
 mkdir -p "$out"
 out=$(realpath "$out")
 say "building the host benchmark in $out"
-make -s -C "$KWQ_ROOT/tools/bench-host" B="$out"
+make -s -j"$KWQ_JOBS" -C "$KWQ_ROOT/tools/bench-host" B="$out"
 bin=$out/hostbench
 rm -rf "$out/run" "$out"/*.csv "$out"/table.txt
 
