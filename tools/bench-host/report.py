@@ -87,7 +87,8 @@ def parse_dump(path, binary):
             if line.startswith("fn="):
                 fn = line[3:]
                 caller_ok = fn.startswith("hb_")
-                core_fn = ob == binary and not fn.startswith("hb_") and fn != "main"
+                core_fn = (os.path.basename(ob or "") == binary and
+                           not fn.startswith("hb_") and fn != "main")
             elif line.startswith("ob="):
                 ob = line[3:]
             elif line.startswith("cfn="):
@@ -163,7 +164,7 @@ def main():
         if not dumps:
             die("no callgrind dumps in %s" % job)
         with open(os.path.join(job, "binary")) as f:
-            binary = f.read().strip()
+            binary = os.path.basename(f.read().strip())
         for _, path in sorted(dumps):
             label, summary, arcs, selfcost = parse_dump(path, binary)
             if not label or not label.startswith("hb "):
