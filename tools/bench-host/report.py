@@ -61,9 +61,9 @@ def parse_dump(path, binary):
     events = None
     summary = None
     arcs = {}           # callee -> [calls, cost vector]
-    selfcost = {}       # function -> cost vector (core side only)
+    selfcost = {}       # function -> cost vector (not the driver's)
     fn = caller_ok = None
-    ob = None
+    ob = fl = None
     cfn = None
     pending_calls = None
     core_fn = False
@@ -86,10 +86,14 @@ def parse_dump(path, binary):
                 continue
             if line.startswith("fn="):
                 fn = line[3:]
+                # The driver's functions, in hostbench.c, are all hb_*.
                 caller_ok = fn.startswith("hb_")
-                core_fn = ob == binary and not fn.startswith("hb_") and fn != "main"
+                core_fn = (os.path.basename(ob or "") == binary and
+                           os.path.basename(fl or "") != "hostbench.c")
             elif line.startswith("ob="):
                 ob = line[3:]
+            elif line.startswith("fl="):
+                fl = line[3:]
             elif line.startswith("cfn="):
                 cfn = line[4:]
             elif line.startswith("calls="):
@@ -163,7 +167,7 @@ def main():
         if not dumps:
             die("no callgrind dumps in %s" % job)
         with open(os.path.join(job, "binary")) as f:
-            binary = f.read().strip()
+            binary = os.path.basename(f.read().strip())
         for _, path in sorted(dumps):
             label, summary, arcs, selfcost = parse_dump(path, binary)
             if not label or not label.startswith("hb "):

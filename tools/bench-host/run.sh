@@ -53,19 +53,29 @@ for n in $(tr ' ' '\n' <<<"$sizes" | sort -rn); do
 		"near-$n:after-near $n $after" "steady-$n:steady $n $loop")
 done
 
+# The program runs from a path and with an environment that are the same
+# whatever $out is: their sizes move the initial stack (the path is also
+# in the auxiliary vector), and with it which cache sets the stack's lines
+# fall in. Callgrind's output path is valgrind's own and does not matter.
+rundir=$(mktemp -d /tmp/kwq-hostbench.XXXXXXXX)
+trap 'rm -rf "$rundir"' EXIT
+cp "$bin" "$rundir/hostbench"
+clean_env=(env -i PATH=/usr/bin:/bin LC_ALL=C)
+
 run_job() {
 	local name=$1 args=$2 dir=$out/run/$1
 	mkdir -p "$dir"
 	echo "$bin" >"$dir/binary"
 	# shellcheck disable=SC2086
-	"$bin" $args >"$dir/native.out" 2>"$dir/native.err" || {
+	(cd "$rundir" && "${clean_env[@]}" ./hostbench $args) \
+		>"$dir/native.out" 2>"$dir/native.err" || {
 		cat "$dir/native.err" >&2
 		die "$name failed natively"
 	}
 	# shellcheck disable=SC2086
-	valgrind --tool=callgrind --cache-sim=yes \
+	(cd "$rundir" && "${clean_env[@]}" valgrind --tool=callgrind --cache-sim=yes \
 		--compress-strings=no --compress-pos=no $cache \
-		--callgrind-out-file="$dir/cg.%p" "$bin" $args \
+		--callgrind-out-file="$dir/cg.%p" ./hostbench $args) \
 		>"$dir/vg.out" 2>"$dir/vg.err" || {
 		tail -20 "$dir/vg.err" >&2
 		die "$name failed under callgrind"

@@ -267,6 +267,7 @@ ssize_t strscpy(char *dst, const char *src, size_t count)
  * kernel's vmemmap is: touching it costs its own cache line.
  */
 #define HB_ARENA_BYTES	(16ULL << 30)
+#define HB_VMALLOC_BYTES	(16ULL << 30)
 #define HB_MAX_ORDER	3
 
 struct hb_slab {
@@ -284,18 +285,32 @@ static char *hb_arena, *hb_arena_next;
 static struct hb_slab *hb_meta;
 static void *hb_free_pages[HB_MAX_ORDER + 1];
 
-static void hb_arena_init(void)
-{
-	size_t meta = (HB_ARENA_BYTES >> PAGE_SHIFT) * sizeof(struct hb_slab);
+static char *hb_vmalloc_area, *hb_vmalloc_next;
 
-	BUILD_BUG_ON(sizeof(struct hb_slab) != 64);
-	hb_arena = mmap(NULL, HB_ARENA_BYTES, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	hb_meta = mmap(NULL, meta, PROT_READ | PROT_WRITE,
+static void *hb_reserve(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (hb_arena == MAP_FAILED || hb_meta == MAP_FAILED)
-		hostbench_die(__FILE__, __LINE__, "cannot reserve the slab arena");
+
+	if (p == MAP_FAILED)
+		hostbench_die(__FILE__, __LINE__, "cannot reserve address space");
+	return p;
+}
+
+/*
+ * Everything big is mapped here, before main() and so before the first
+ * callgrind dump: where a later mmap() lands under valgrind depends on
+ * valgrind's own allocations (dump file names, for one), and where memory
+ * lands decides which cache sets it uses.
+ */
+static void __attribute__((constructor)) hb_arena_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct hb_slab) != 64);
+	hb_arena = hb_reserve(HB_ARENA_BYTES);
+	hb_meta = hb_reserve((HB_ARENA_BYTES >> PAGE_SHIFT) * sizeof(struct hb_slab));
 	hb_arena_next = hb_arena;
+	hb_vmalloc_area = hb_reserve(HB_VMALLOC_BYTES);
+	hb_vmalloc_next = hb_vmalloc_area;
 }
 
 static struct hb_slab *hb_page_meta(const void *addr)
@@ -311,8 +326,6 @@ static void *hb_alloc_pages(unsigned int order)
 		hb_free_pages[order] = *(void **)p;
 		return p;
 	}
-	if (!hb_arena)
-		hb_arena_init();
 	if (hb_arena_next + (PAGE_SIZE << order) > hb_arena + HB_ARENA_BYTES)
 		hostbench_die(__FILE__, __LINE__, "slab arena exhausted");
 	p = hb_arena_next;
@@ -547,46 +560,37 @@ int hostbench_caches(struct hostbench_cache_stats *st, int max)
 	return n;
 }
 
-/* --- kmalloc and kvmalloc: glibc, 64-byte aligned, sizes counted --- */
+/* --- kmalloc: glibc, 64-byte aligned, sizes counted --- */
 
 #define HB_HDR	64
+#define HB_KMALLOC_MAGIC 0x6b6d616c6c6f6321ULL
 static u64 hb_kmalloc_bytes, hb_kvmalloc_bytes;
 
-static void *hb_malloc(size_t size, gfp_t flags, u64 *counter, u32 kind)
+void *kmalloc(size_t size, gfp_t flags)
 {
 	char *p = aligned_alloc(HB_HDR, ALIGN(size + HB_HDR, HB_HDR));
 
 	if (!p)
 		return NULL;
 	((u64 *)p)[0] = size;
-	((u64 *)p)[1] = kind;
-	*counter += size;
+	((u64 *)p)[1] = HB_KMALLOC_MAGIC;
+	hb_kmalloc_bytes += size;
 	if (flags & __GFP_ZERO)
 		memset(p + HB_HDR, 0, size);
 	return p + HB_HDR;
 }
 
-static void hb_free(const void *obj, u32 kind)
+void kfree(const void *obj)
 {
 	u64 *hdr;
 
 	if (!obj)
 		return;
 	hdr = (u64 *)((char *)obj - HB_HDR);
-	if (hdr[1] != kind)
-		hostbench_die(__FILE__, __LINE__, "kfree/kvfree of a foreign pointer");
-	*(kind ? &hb_kvmalloc_bytes : &hb_kmalloc_bytes) -= hdr[0];
+	if (hdr[1] != HB_KMALLOC_MAGIC)
+		hostbench_die(__FILE__, __LINE__, "kfree of a pointer kmalloc did not give");
+	hb_kmalloc_bytes -= hdr[0];
 	free(hdr);
-}
-
-void *kmalloc(size_t size, gfp_t flags)
-{
-	return hb_malloc(size, flags, &hb_kmalloc_bytes, 0);
-}
-
-void kfree(const void *obj)
-{
-	hb_free(obj, 0);
 }
 
 size_t ksize(const void *obj)
@@ -594,18 +598,43 @@ size_t ksize(const void *obj)
 	return ((const u64 *)((const char *)obj - HB_HDR))[0];
 }
 
-/* A kvmalloc() that the kernel serves from kmalloc is kfree()able. */
+/*
+ * kvmalloc() is vmalloc() here, whatever the size: page-aligned, from its
+ * own area, after a page that holds the size. Address space is not
+ * reused; the pages of a freed area go back to the system.
+ */
 void *kvmalloc(size_t size, gfp_t flags)
 {
-	return hb_malloc(size, flags, &hb_kvmalloc_bytes, 1);
+	size_t bytes = ALIGN(size, PAGE_SIZE) + PAGE_SIZE;
+	char *p = hb_vmalloc_next;
+
+	if (p + bytes > hb_vmalloc_area + HB_VMALLOC_BYTES)
+		hostbench_die(__FILE__, __LINE__, "vmalloc area exhausted");
+	hb_vmalloc_next += bytes;
+	*(u64 *)p = size;
+	hb_kvmalloc_bytes += size;
+	p += PAGE_SIZE;
+	/* Fresh pages are zero, but the kernel clears them: count it. */
+	if (flags & __GFP_ZERO)
+		memset(p, 0, size);
+	return p;
 }
 
 void kvfree(const void *obj)
 {
-	if (obj && ((const u64 *)((const char *)obj - HB_HDR))[1] == 0)
-		hb_free(obj, 0);
-	else
-		hb_free(obj, 1);
+	char *p = (char *)obj - PAGE_SIZE;
+	u64 size;
+
+	if (!obj)
+		return;
+	if (p < hb_vmalloc_area || p >= hb_vmalloc_next) {
+		/* kvmalloc() may have given kmalloc() memory in the kernel. */
+		kfree(obj);
+		return;
+	}
+	size = *(u64 *)p;
+	hb_kvmalloc_bytes -= size;
+	madvise(p, ALIGN(size, PAGE_SIZE) + PAGE_SIZE, MADV_DONTNEED);
 }
 
 void *kmemdup(const void *src, size_t len, gfp_t gfp)
