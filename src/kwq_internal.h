@@ -20,6 +20,9 @@ void kwq_core_exit(void);
  * @used: bytes charged: queue structs, hash tables and key nodes
  * @limit: most bytes; an allocation past it fails with -EDQUOT
  * @ref: one per queue charging it, plus whatever its creator holds
+ * @parent: charged along with this budget, and its parent in turn;
+ *	NULL for none. Constant; whoever made the budget keeps the parent
+ *	alive as long as this one.
  * @release: called when the last reference is dropped (process context)
  *
  * dev.c keeps one per user; kernel callers' queues have none.
@@ -28,6 +31,7 @@ struct kwq_budget {
 	atomic_long_t used;
 	unsigned long limit;
 	refcount_t ref;
+	struct kwq_budget *parent;
 	void (*release)(struct kwq_budget *budget);
 };
 

@@ -130,17 +130,28 @@ static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 /*
  * Byte budgets (kwq_internal.h): what a queue allocates for itself, its
  * hash table and its nodes is charged to its owner's budget, if it has
- * one. ->charged is this queue's part, under q->lock (or before the
- * queue is visible, or once it is unreachable).
+ * one, and to each of that budget's parents. ->charged is this queue's
+ * part, under q->lock (or before the queue is visible, or once it is
+ * unreachable).
  */
+static void kwq_budget_uncharge(struct kwq_budget *b, struct kwq_budget *end,
+				size_t bytes)
+{
+	for (; b != end; b = b->parent)
+		atomic_long_sub(bytes, &b->used);
+}
+
 static bool kwq_charge(struct kwq *q, size_t bytes)
 {
-	struct kwq_budget *b = q->budget;
+	struct kwq_budget *b;
 
-	if (b && atomic_long_add_return(bytes, &b->used) >
-		 READ_ONCE(b->limit)) {
-		atomic_long_sub(bytes, &b->used);
-		return false;
+	for (b = q->budget; b; b = b->parent) {
+		if (atomic_long_add_return(bytes, &b->used) >
+		    READ_ONCE(b->limit)) {
+			/* Take back this level's charge and those below. */
+			kwq_budget_uncharge(q->budget, b->parent, bytes);
+			return false;
+		}
 	}
 	q->charged += bytes;
 	return true;
@@ -148,8 +159,7 @@ static bool kwq_charge(struct kwq *q, size_t bytes)
 
 static void kwq_uncharge(struct kwq *q, size_t bytes)
 {
-	if (q->budget)
-		atomic_long_sub(bytes, &q->budget->used);
+	kwq_budget_uncharge(q->budget, NULL, bytes);
 	q->charged -= bytes;
 }
 
@@ -1321,10 +1331,8 @@ static void kwq_free(struct kwq *q)
 		hlist_for_each_entry_safe(n, tmp, &q->hash[i], hnode)
 			kmem_cache_free(kwq_node_cache_of(n->large), n);
 	kvfree(q->hash);
-	if (q->budget) {
-		atomic_long_sub(q->charged, &q->budget->used);
-		kwq_budget_put(q->budget);
-	}
+	kwq_budget_uncharge(q->budget, NULL, q->charged);
+	kwq_budget_put(q->budget);
 	kfree(q);
 }
 
@@ -1410,11 +1418,9 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 	return q;
 
 err_free:
-	if (budget) {
-		atomic_long_sub(q->charged, &budget->used);
-		/* Not the last reference: the caller holds one. */
-		kwq_budget_put(budget);
-	}
+	kwq_budget_uncharge(budget, NULL, q->charged);
+	/* Not the last reference: the caller holds one. */
+	kwq_budget_put(budget);
 	kvfree(q->hash);
 	kfree(q);
 	return ERR_PTR(ret);
