@@ -40,6 +40,16 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 			      struct kwq_budget *budget);
 void kwq_budget_put(struct kwq_budget *budget);
 
+struct kwq;
+struct kwq_item;
+/*
+ * kwq_get() that returns -EIDRM instead of sleeping on once *@abort is
+ * true: set it, then kwq_wake_all() to end the waits in progress.
+ */
+int kwq_get_abortable(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *item, const bool *abort);
+void kwq_wake_all(struct kwq *q);
+
 struct file;
 struct kwq;
 struct kwq_item;

@@ -943,12 +943,13 @@ static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *item)
 
 /*
  * Sleep until a key is taken (0), the queue is shut down and empty, a
- * signal arrives or @timeout_ns (< 0: never) passes. Getters wait
+ * signal arrives, @timeout_ns (< 0: never) passes or *@abort (if given)
+ * is seen true after kwq_wake_all() (-EIDRM). Getters wait
  * exclusively: a key made ready wakes one of them, not all (the adds
  * wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
  */
 static int kwq_get_wait(struct kwq *q, void *owner, s64 timeout_ns,
-			struct kwq_item *item)
+			struct kwq_item *item, const bool *abort)
 {
 	unsigned long flags;
 	DEFINE_WAIT(wait);
@@ -961,6 +962,11 @@ static int kwq_get_wait(struct kwq *q, void *owner, s64 timeout_ns,
 	for (;;) {
 		prepare_to_wait_exclusive(&q->get_wq, &wait,
 					  TASK_INTERRUPTIBLE);
+		/* Pairs with the store before kwq_wake_all(). */
+		if (abort && READ_ONCE(*abort)) {
+			got = -EIDRM;
+			break;
+		}
 		got = kwq_try_get(q, owner, item);
 		if (got != -EAGAIN)
 			break;
@@ -993,8 +999,9 @@ static int kwq_get_wait(struct kwq *q, void *owner, s64 timeout_ns,
 	return got;
 }
 
-int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
-	    struct kwq_item *item)
+/* For dev.c: kwq_get() that gives up once *@abort is true; kwq_internal.h. */
+int kwq_get_abortable(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *item, const bool *abort)
 {
 	int got;
 
@@ -1008,9 +1015,16 @@ int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 
 	might_sleep();
 	kwq_get_ref(q);
-	got = kwq_get_wait(q, owner, timeout_ns, item);
+	got = kwq_get_wait(q, owner, timeout_ns, item, abort);
 	kwq_put(q);
 	return got;
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_get_abortable);
+
+int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
+	    struct kwq_item *item)
+{
+	return kwq_get_abortable(q, owner, flags, timeout_ns, item, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_get);
 
@@ -1432,6 +1446,13 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 	return kwq_create_budget(name, cfg, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_create);
+
+/* For dev.c: wake every getter and poller; see kwq_internal.h. */
+void kwq_wake_all(struct kwq *q)
+{
+	wake_up_all(&q->get_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_wake_all);
 
 void kwq_destroy(struct kwq *q)
 {
