@@ -20,8 +20,11 @@
  *  - idle failure records: an LRU list, bounded by max_failure_records.
  *
  * Locking:
- *  - kwq_registry_lock (mutex) protects the name registry; it is taken
- *    only by create, destroy and find, never under q->lock.
+ *  - kwq_registry_lock (mutex) protects the registry of kernel queue
+ *    names (kwq_create()); it is taken only by create, destroy, find and
+ *    the publishing check, never under q->lock. Queues created through
+ *    /dev/kwq (kwq_create_anon()) are not in it: dev.c keeps their names
+ *    (per IPC namespace) under its own mutex, which comes first.
  *  - q->lock (spinlock_t, irqsave) protects everything in struct kwq that
  *    is not constant after creation: the hash table, both trees, the
  *    lists, counters and limiter state. Any context that may take a
@@ -36,8 +39,8 @@
  * creator's reference, kwq_find() and kwq_get_ref() take more, a blocked
  * kwq_get() or kwq_shutdown_drain() holds one while it sleeps. The
  * memory is freed by the last kwq_put(); kwq_destroy() unregisters the
- * name, shuts the queue down, stops its timer and drops the creator's
- * reference.
+ * name, unpublishes the queue (dev.c), shuts it down, stops its timer and
+ * drops the creator's reference.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -1350,9 +1353,15 @@ static void kwq_free(struct kwq *q)
 	kfree(q);
 }
 
-/* For dev.c: see kwq_internal.h. */
-struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
-			      struct kwq_budget *budget)
+/*
+ * A registered queue (kwq_create()) is in kwq_registry under its name and
+ * has its metrics in kwq/<name>; an anonymous one (kwq_create_anon(), for
+ * dev.c) is in neither: its creator keeps its names and its debugfs
+ * directory.
+ */
+static struct kwq *kwq_create_common(const char *name,
+				     const struct kwq_config *cfg,
+				     struct kwq_budget *budget, bool anon)
 {
 	static const struct kwq_config defaults;
 	const struct kwq_clock *clock;
@@ -1375,6 +1384,7 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 	spin_lock_init(&q->lock);
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
+	q->anon = anon;
 	/* The queue's charges go back to @budget when it is freed. */
 	q->budget = budget;
 	if (budget)
@@ -1418,6 +1428,8 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 		ret = -ENOMEM;
 		goto err_free;
 	}
+	if (anon)
+		return q;
 
 	mutex_lock(&kwq_registry_lock);
 	if (kwq_registry_find(name)) {
@@ -1427,7 +1439,7 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 	}
 	list_add_tail(&q->registry, &kwq_registry);
 	/* Under the mutex: a queue of the same name may be on its way out. */
-	kwq_debugfs_add(q);
+	kwq_debugfs_add(q, NULL);
 	mutex_unlock(&kwq_registry_lock);
 	return q;
 
@@ -1439,13 +1451,35 @@ err_free:
 	kfree(q);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_IF_KUNIT(kwq_create_budget);
+
+/* For dev.c: see kwq_internal.h. */
+struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
+			    struct kwq_budget *budget)
+{
+	return kwq_create_common(name, cfg, budget, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_create_anon);
 
 struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 {
-	return kwq_create_budget(name, cfg, NULL);
+	return kwq_create_common(name, cfg, NULL, false);
 }
 EXPORT_SYMBOL_GPL(kwq_create);
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_check_publish(struct kwq *q)
+{
+	bool registered;
+
+	mutex_lock(&kwq_registry_lock);
+	registered = !list_empty(&q->registry);
+	mutex_unlock(&kwq_registry_lock);
+	/*
+	 * A published queue outlives its creator's module as long as a
+	 * file holds it: it must not call into that module's clock.
+	 */
+	return registered && q->clock == &kwq_real_clock ? 0 : -EINVAL;
+}
 
 /* For dev.c: wake every getter and poller; see kwq_internal.h. */
 void kwq_wake_all(struct kwq *q)
@@ -1460,11 +1494,15 @@ void kwq_destroy(struct kwq *q)
 
 	if (!q)
 		return;
-	mutex_lock(&kwq_registry_lock);
-	list_del_init(&q->registry);
-	/* Waits for readers of the metrics file; they only take q->lock. */
-	kwq_debugfs_remove(q);
-	mutex_unlock(&kwq_registry_lock);
+	if (!q->anon) {
+		mutex_lock(&kwq_registry_lock);
+		list_del_init(&q->registry);
+		/* Waits for readers of the metrics file (only take q->lock). */
+		kwq_debugfs_remove(q);
+		mutex_unlock(&kwq_registry_lock);
+		/* Unregistered first: it cannot be published again. */
+		kwq_unpublish(q);
+	}
 
 	kwq_shutdown(q);
 	spin_lock_irqsave(&q->lock, flags);
