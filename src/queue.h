@@ -98,12 +98,12 @@ struct kwq {
 	refcount_t ref;
 	struct list_head registry;	/* kwq_registry, under its mutex */
 	char name[KWQ_NAME_MAX + 1];	/* constant */
-	bool anon;			/* constant: not in kwq_registry */
 
 	siphash_key_t hkey;		/* constant */
 	struct hlist_head *hash;
 	unsigned int hash_bits;
 	bool grow_pending;
+	bool anon;			/* constant: not in kwq_registry */
 	struct work_struct grow_work;
 
 	struct rb_root_cached levels;	/* level heads, highest first */
