@@ -168,7 +168,7 @@ static struct ipc_namespace *kwq_current_ipc_ns(void)
 	return current->nsproxy->ipc_ns;
 }
 
-/* init_ipc_ns is not exported before 6.x; init_task's is the same one. */
+/* init_ipc_ns is not exported by every kernel (6.1); init_task has it. */
 static struct ipc_namespace *kwq_init_ipc_ns(void)
 {
 	return init_task.nsproxy->ipc_ns;
