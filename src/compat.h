@@ -11,6 +11,8 @@
 #include <linux/version.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/ipc_namespace.h>
+#include <linux/proc_ns.h>
 
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
@@ -29,5 +31,20 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	timer->function = function;
 }
 #endif
+
+/*
+ * put_ipc_ns() is exported only by later kernels (Debian's 6.12 has it,
+ * 6.1 not). Every version drops a reference the way nsfs and setns() do,
+ * through the namespace's own operations (ipcns_put() calls put_ipc_ns()),
+ * so that is used everywhere. Without CONFIG_IPC_NS, get_ipc_ns() took
+ * nothing.
+ */
+static inline void kwq_put_ipc_ns(struct ipc_namespace *ns)
+{
+#ifdef CONFIG_IPC_NS
+	if (ns)
+		ns->ns.ops->put(&ns->ns);
+#endif
+}
 
 #endif /* _KWQ_COMPAT_H */

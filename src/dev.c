@@ -3,45 +3,82 @@
  * /dev/kwq: the misc device through which userspace reaches kwq queues.
  * The ABI is include/uapi/linux/kwq.h; its rules are written there.
  *
+ * Names: queues created here are anonymous to the core (kwq_create_anon):
+ * they never enter the registry of kernel queues, so kwq_find() never
+ * returns one and a user never takes a kernel queue's name. Their names
+ * live here, one namespace per IPC namespace, as POSIX message queues':
+ * a process sees (CREATE, OPEN, DESTROY, LIST) the queues of the IPC
+ * namespace it is in at the call. A kernel queue enters one of these
+ * namespaces only when its module publishes it (kwq_publish()).
+ *
  * Objects:
- *  - struct kwq_uq: a queue created through the device. It carries what
- *    the core does not know: owner, group, mode (checked on open like SysV
- *    IPC) and whether it was destroyed. Queues that other modules create
- *    are not visible here.
+ *  - struct kwq_ns: the listed queues of one IPC namespace. It holds a
+ *    reference to the namespace and exists while it lists a queue, so a
+ *    namespace with queues stays allocated (like one that an open mqueue
+ *    fd pins) until they are destroyed, published ones unpublished, or
+ *    the module unloads. The byte budgets bound what a dead container can
+ *    leave behind. Also the debugfs directory kwq/ipc:<inode number>.
+ *  - struct kwq_uq: a queue as /dev/kwq sees it: a user's queue, or a
+ *    published kernel queue. It carries what the core does not know:
+ *    owner, group, mode (checked on open like SysV IPC), the namespace it
+ *    is listed in and whether it is dead (destroyed or unpublished).
+ *  - struct kwq_user: the limits of one user (an euid) in one user
+ *    namespace: its queue count and byte budget. Each also counts against
+ *    the owner of that user namespace in the parent namespace, and so on
+ *    up to the initial one (as the kernel's ucounts do for
+ *    RLIMIT_MSGQUEUE): a user cannot multiply its limits by creating user
+ *    namespaces. Users with CAP_SYS_ADMIN in the initial user namespace
+ *    are exempt; root of a user namespace is not.
  *  - struct kwq_file: one open file. It attaches to at most one kwq_uq and
  *    is the lease owner of the keys it gets (unless KWQ_GET_DETACHED), so
  *    closing it returns them to the queue.
  *
  * Locking:
- *  - kwq_uq_lock (mutex) protects kwq_uq_list and the per-user counts;
- *    it is never taken inside a queue operation.
+ *  - kwq_uq_lock (mutex) protects kwq_ns_list, every kwq_ns's queue list,
+ *    kwq_pub_list, kwq_user_list, the queue counts and the debugfs
+ *    directories of user queues. It is taken before kwq_registry_lock
+ *    (queue.c, kwq_check_publish()) and never inside a queue operation.
+ *    Nothing that may drop the last reference to a queue or a budget
+ *    (kwq_uq_put, kwq_put, kwq_destroy, kwq_budget_put) is called under
+ *    it: the last budget put takes it.
  *  - kf->attach_lock (mutex) serialises CREATE/OPEN on one file; kf->uq is
  *    written once under it and read locklessly (smp_load_acquire).
  *  - Queue operations go to the core without any lock of ours; the core
  *    takes its own spinlock.
  *
- * Lifetime: a kwq_uq is reference counted (the list holds one reference
- * until DESTROY, every attached file one more); it holds a core reference
- * to its queue, dropped when the last kwq_uq reference goes. DESTROY
- * unlists it, marks it dead (later calls on attached files see EIDRM),
- * and destroys the core queue, which wakes every waiter. The misc device
- * holds a module reference per open file (fops->owner), so the module
- * cannot be unloaded while an fd is open.
+ * Lifetime: a kwq_uq is reference counted (its namespace's list holds one
+ * reference while it is listed, every attached file one more); it holds a
+ * core reference to its queue, dropped when the last kwq_uq reference
+ * goes. DESTROY of a user queue unlists it, marks it dead (later calls on
+ * attached files see EIDRM) and destroys the core queue, which wakes every
+ * waiter. kwq_unpublish() (also called by kwq_destroy()) unlists a
+ * published queue, marks it dead and wakes its waiters; the module's own
+ * reference is untouched. A queue's memory is charged to its creator's
+ * kwq_user budget, which the queue references until it is freed (so
+ * after its kwq_uq is gone, too); a kwq_user references its parent and
+ * its user namespace. The misc device holds a module reference per open
+ * file (fops->owner), so the module cannot be unloaded while an fd is
+ * open.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/ipc_namespace.h>
 #include <linux/kwq.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <uapi/linux/kwq.h>
 
 #include "compat.h"
@@ -50,7 +87,7 @@
 static unsigned int max_queues_per_user = 64;
 module_param(max_queues_per_user, uint, 0644);
 MODULE_PARM_DESC(max_queues_per_user,
-		 "Queues one user may create through /dev/kwq (CAP_SYS_ADMIN is exempt; default 64)");
+		 "Queues one user may create through /dev/kwq, per user namespace and counted in its ancestors (CAP_SYS_ADMIN is exempt; default 64)");
 
 static unsigned int max_items_per_queue = 1U << 21;
 module_param(max_items_per_queue, uint, 0644);
@@ -58,7 +95,8 @@ MODULE_PARM_DESC(max_items_per_queue,
 		 "Largest item cap of a queue created through /dev/kwq; also the cap when none is given (default 2097152)");
 
 static DEFINE_MUTEX(kwq_uq_lock);
-static LIST_HEAD(kwq_uq_list);
+static LIST_HEAD(kwq_ns_list);
+static LIST_HEAD(kwq_pub_list);
 static LIST_HEAD(kwq_user_list);
 
 static unsigned long max_bytes_per_user = 64UL << 20;
@@ -70,7 +108,7 @@ static const struct kernel_param_ops kwq_max_bytes_ops = {
 module_param_cb(max_bytes_per_user, &kwq_max_bytes_ops, &max_bytes_per_user,
 		0644);
 MODULE_PARM_DESC(max_bytes_per_user,
-		 "Kernel memory the queues one user created through /dev/kwq may use, in bytes: queues, hash tables and keys, whoever adds them (CAP_SYS_ADMIN is exempt; default 64 MiB)");
+		 "Kernel memory the queues one user created through /dev/kwq may use, in bytes: queues, hash tables and keys, whoever adds them; per user namespace and counted in its ancestors (CAP_SYS_ADMIN is exempt; default 64 MiB)");
 
 /* The largest record buffer a batch call reads. */
 #define KWQ_RECS_LEN_MAX	(KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX)
@@ -84,25 +122,39 @@ static_assert(KWQ_LIMIT_BUCKET == KWQ_LIMITER_BUCKET);
 static_assert(KWQ_STATS_BUCKETS == KWQ_HIST_BUCKETS);
 static_assert(KWQ_STATS_PRIOS == KWQ_STATS_PRIO_LEVELS);
 
-struct kwq_uq {
-	struct list_head node;		/* kwq_uq_list */
-	refcount_t ref;
-	struct kwq *q;			/* constant */
-	kuid_t uid;			/* constant: creator's euid */
-	kgid_t gid;			/* constant: creator's egid */
-	umode_t mode;			/* constant */
-	bool dead;			/* set once by DESTROY */
+struct kwq_ns {
+	struct list_head node;		/* kwq_ns_list */
+	struct list_head queues;	/* its listed kwq_uq; never empty */
+	struct ipc_namespace *ipc;	/* constant, a reference */
+	struct dentry *debugfs;		/* kwq/ipc:<inum>, once a queue needs it */
 };
 
 /*
- * struct kwq_user - the byte budget of one user's queues. Listed in
- * kwq_user_list (under kwq_uq_lock) while any queue charges it; freed by
- * the last queue's kwq_put(), which may come after its kwq_uq is gone.
+ * struct kwq_user - the limits of one user in one user namespace. Listed
+ * in kwq_user_list while referenced: by the queues that charge its budget
+ * (q->budget), by its children, and briefly by a creator.
  */
 struct kwq_user {
 	struct list_head node;		/* kwq_user_list */
+	struct user_namespace *user_ns;	/* constant, a reference */
 	kuid_t uid;			/* constant */
+	struct kwq_user *parent;	/* constant, a reference; NULL: none */
+	unsigned int nr_queues;		/* listed queues here or below */
 	struct kwq_budget budget;
+};
+
+struct kwq_uq {
+	struct list_head node;		/* ns->queues, while listed */
+	struct list_head pub_node;	/* kwq_pub_list, while listed */
+	refcount_t ref;
+	struct kwq *q;			/* constant */
+	struct kwq_ns *ns;		/* while listed, then NULL */
+	struct kwq_user *user;		/* constant: counts it; NULL: none */
+	kuid_t uid;			/* constant: creator's euid */
+	kgid_t gid;			/* constant: creator's egid */
+	umode_t mode;			/* constant */
+	bool published;			/* constant: a kernel queue */
+	bool dead;			/* set once, when unlisted */
 };
 
 /* The largest GET round's records; batches up to this size copy in here. */
@@ -115,38 +167,182 @@ struct kwq_file {
 	u8 *scratch;			/* KWQ_SCRATCH_LEN bytes */
 };
 
-static void kwq_user_release(struct kwq_budget *b)
+/* The IPC namespace of the caller: names are looked up there. */
+static struct ipc_namespace *kwq_current_ipc_ns(void)
 {
-	struct kwq_user *u = container_of(b, struct kwq_user, budget);
+	return current->nsproxy->ipc_ns;
+}
 
-	mutex_lock(&kwq_uq_lock);
-	list_del(&u->node);
-	mutex_unlock(&kwq_uq_lock);
-	WARN_ON_ONCE(atomic_long_read(&b->used));
-	kfree(u);
+/* init_ipc_ns is not exported by every kernel (6.1); init_task has it. */
+static struct ipc_namespace *kwq_init_ipc_ns(void)
+{
+	return init_task.nsproxy->ipc_ns;
+}
+
+/* Whose capabilities count for a queue: like SysV IPC, the namespace's. */
+static struct user_namespace *kwq_ns_user_ns(const struct kwq_ns *ns)
+{
+	return ns->ipc ? ns->ipc->user_ns : &init_user_ns;
+}
+
+/* Under kwq_uq_lock: the kwq_ns of @ipc, or NULL. */
+static struct kwq_ns *kwq_ns_find(struct ipc_namespace *ipc)
+{
+	struct kwq_ns *ns;
+
+	lockdep_assert_held(&kwq_uq_lock);
+	list_for_each_entry(ns, &kwq_ns_list, node)
+		if (ns->ipc == ipc)
+			return ns;
+	return NULL;
 }
 
 /*
- * Under kwq_uq_lock: @uid's budget with a reference for the caller, made
- * if it has none; NULL on allocation failure.
+ * Under kwq_uq_lock: the kwq_ns of @ipc, made if none; NULL on allocation
+ * failure. The caller lists a queue in it or calls kwq_ns_release().
  */
-static struct kwq_budget *kwq_user_budget(kuid_t uid)
+static struct kwq_ns *kwq_ns_get(struct ipc_namespace *ipc)
 {
-	struct kwq_user *u;
+	struct kwq_ns *ns = kwq_ns_find(ipc);
+
+	if (ns)
+		return ns;
+	ns = kzalloc(sizeof(*ns), GFP_KERNEL_ACCOUNT);
+	if (!ns)
+		return NULL;
+	INIT_LIST_HEAD(&ns->queues);
+	ns->ipc = get_ipc_ns(ipc);
+	list_add(&ns->node, &kwq_ns_list);
+	return ns;
+}
+
+/* Under kwq_uq_lock: free @ns if it lists no queue. */
+static void kwq_ns_release(struct kwq_ns *ns)
+{
+	lockdep_assert_held(&kwq_uq_lock);
+	if (!list_empty(&ns->queues))
+		return;
+	list_del(&ns->node);
+	/* Its queues' directories went with them: this one is empty. */
+	debugfs_remove(ns->debugfs);
+	kwq_put_ipc_ns(ns->ipc);
+	kfree(ns);
+}
+
+/* Under kwq_uq_lock: @q's metrics in kwq/ipc:<inum>/<name>. */
+static void kwq_ns_debugfs_add(struct kwq_ns *ns, struct kwq *q)
+{
+	char dir[24];
+
+	lockdep_assert_held(&kwq_uq_lock);
+	if (!ns->debugfs) {
+		snprintf(dir, sizeof(dir), "ipc:%u", ns->ipc ? ns->ipc->ns.inum : 0);
+		/* An ERR_PTR (no debugfs) is kept: children fail quietly. */
+		ns->debugfs = kwq_debugfs_dir(dir);
+	}
+	kwq_debugfs_add(q, ns->debugfs);
+}
+
+/* Under kwq_uq_lock: the queue named @name in @ns, or NULL. */
+static struct kwq_uq *kwq_ns_lookup(struct kwq_ns *ns, const char *name)
+{
+	struct kwq_uq *uq;
+
+	list_for_each_entry(uq, &ns->queues, node)
+		if (!strcmp(kwq_name(uq->q), name))
+			return uq;
+	return NULL;
+}
+
+/* Under kwq_uq_lock: the queue named @name in the caller's namespace. */
+static struct kwq_uq *kwq_uq_find(const char *name)
+{
+	struct kwq_ns *ns = kwq_ns_find(kwq_current_ipc_ns());
+
+	return ns ? kwq_ns_lookup(ns, name) : NULL;
+}
+
+/* Under kwq_uq_lock: the publication of @q, or NULL. */
+static struct kwq_uq *kwq_pub_find(struct kwq *q)
+{
+	struct kwq_uq *uq;
+
+	list_for_each_entry(uq, &kwq_pub_list, pub_node)
+		if (uq->q == q)
+			return uq;
+	return NULL;
+}
+
+/*
+ * Under kwq_uq_lock: free @u, whose last reference is gone, and each
+ * parent whose last reference it held.
+ */
+static void kwq_user_free_locked(struct kwq_user *u)
+{
+	struct kwq_user *parent;
+
+	lockdep_assert_held(&kwq_uq_lock);
+	for (; u; u = parent) {
+		parent = u->parent;
+		list_del(&u->node);
+		WARN_ON_ONCE(atomic_long_read(&u->budget.used) || u->nr_queues);
+		put_user_ns(u->user_ns);
+		kfree(u);
+		if (parent && !refcount_dec_and_test(&parent->budget.ref))
+			break;
+	}
+}
+
+static void kwq_user_put_locked(struct kwq_user *u)
+{
+	if (u && refcount_dec_and_test(&u->budget.ref))
+		kwq_user_free_locked(u);
+}
+
+/* The last kwq_budget_put() of a queue's budget, outside kwq_uq_lock. */
+static void kwq_user_release(struct kwq_budget *b)
+{
+	mutex_lock(&kwq_uq_lock);
+	kwq_user_free_locked(container_of(b, struct kwq_user, budget));
+	mutex_unlock(&kwq_uq_lock);
+}
+
+/*
+ * Under kwq_uq_lock: the limits of @uid in @user_ns, with a reference for
+ * the caller, made (and their parents) if need be; NULL on allocation
+ * failure. An entry whose last reference is being dropped is passed
+ * over: it is unlisted as soon as its release gets the mutex.
+ */
+static struct kwq_user *kwq_user_get(struct user_namespace *user_ns,
+				     kuid_t uid)
+{
+	struct kwq_user *u, *parent = NULL;
 
 	lockdep_assert_held(&kwq_uq_lock);
 	list_for_each_entry(u, &kwq_user_list, node)
-		if (uid_eq(u->uid, uid) && refcount_inc_not_zero(&u->budget.ref))
-			return &u->budget;
+		if (u->user_ns == user_ns && uid_eq(u->uid, uid) &&
+		    refcount_inc_not_zero(&u->budget.ref))
+			return u;
+	/* The owner of a user namespace pays for it in the parent. */
+	if (user_ns != &init_user_ns) {
+		parent = kwq_user_get(user_ns->parent, user_ns->owner);
+		if (!parent)
+			return NULL;
+	}
 	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-	if (!u)
+	if (!u) {
+		kwq_user_put_locked(parent);
 		return NULL;
+	}
+	u->user_ns = get_user_ns(user_ns);
 	u->uid = uid;
+	u->parent = parent;
 	u->budget.limit = READ_ONCE(max_bytes_per_user);
+	u->budget.parent = parent ? &parent->budget : NULL;
 	u->budget.release = kwq_user_release;
 	refcount_set(&u->budget.ref, 1);
 	list_add(&u->node, &kwq_user_list);
-	return &u->budget;
+	return u;
 }
 
 /* A new max_bytes_per_user applies to every user at once. */
@@ -164,6 +360,7 @@ static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp)
 	return ret;
 }
 
+/* Never under kwq_uq_lock: the last put may free the queue. */
 static void kwq_uq_put(struct kwq_uq *uq)
 {
 	if (refcount_dec_and_test(&uq->ref)) {
@@ -172,45 +369,53 @@ static void kwq_uq_put(struct kwq_uq *uq)
 	}
 }
 
-/* Under kwq_uq_lock. */
-static struct kwq_uq *kwq_uq_find(const char *name)
+/*
+ * Under kwq_uq_lock: take @uq out of its namespace (its name is free
+ * again), uncount it and mark it dead. The list's reference passes to
+ * the caller, who drops it after the mutex.
+ */
+static void kwq_uq_unlist(struct kwq_uq *uq)
 {
-	struct kwq_uq *uq;
+	struct kwq_user *u;
 
-	list_for_each_entry(uq, &kwq_uq_list, node)
-		if (!strcmp(kwq_name(uq->q), name))
-			return uq;
-	return NULL;
+	lockdep_assert_held(&kwq_uq_lock);
+	list_del(&uq->node);
+	if (uq->published)
+		list_del(&uq->pub_node);
+	else
+		/* Waits for readers of the metrics file (only take q->lock). */
+		kwq_debugfs_remove(uq->q);
+	for (u = uq->user; u; u = u->parent)
+		u->nr_queues--;
+	kwq_ns_release(uq->ns);
+	uq->ns = NULL;
+	/* Pairs with kwq_file_uq() and the core's abortable get. */
+	WRITE_ONCE(uq->dead, true);
 }
 
-/* Under kwq_uq_lock. */
-static unsigned int kwq_uq_count(kuid_t uid)
-{
-	struct kwq_uq *uq;
-	unsigned int n = 0;
-
-	list_for_each_entry(uq, &kwq_uq_list, node)
-		n += uid_eq(uq->uid, uid);
-	return n;
-}
-
-/* SysV IPC style: owner bits, else group bits, else other bits. */
+/*
+ * SysV IPC style (ipcperms()): owner bits, else group bits, else other
+ * bits; CAP_IPC_OWNER in the user namespace owning the queue's IPC
+ * namespace bypasses them.
+ */
 static bool kwq_uq_may_open(const struct kwq_uq *uq)
 {
 	umode_t granted = uq->mode;
 
-	if (capable(CAP_SYS_ADMIN))
-		return true;
 	if (uid_eq(current_euid(), uq->uid))
 		granted >>= 6;
 	else if (in_group_p(uq->gid))
 		granted >>= 3;
-	return (granted & 06) == 06;
+	if ((granted & 06) == 06)
+		return true;
+	return ns_capable(kwq_ns_user_ns(uq->ns), CAP_IPC_OWNER);
 }
 
+/* As IPC_RMID: the owner, or CAP_SYS_ADMIN over the namespace. */
 static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
 {
-	return uid_eq(current_euid(), uq->uid) || capable(CAP_SYS_ADMIN);
+	return uid_eq(current_euid(), uq->uid) ||
+	       ns_capable(kwq_ns_user_ns(uq->ns), CAP_SYS_ADMIN);
 }
 
 /*
@@ -290,10 +495,11 @@ static void kwq_attach(struct kwq_file *kf, struct kwq_uq *uq)
 static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 			  unsigned long arg)
 {
+	struct kwq_user *user = NULL, *u;
 	struct kwq_create_args a;
-	struct kwq_budget *budget;
 	struct kwq_config cfg = {};
 	struct kwq_uq *uq;
+	struct kwq_ns *ns;
 	struct kwq *q;
 	int ret;
 
@@ -317,38 +523,54 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 	uq->gid = current_egid();
 	uq->mode = a.mode ?: 0600;
 
-	budget = NULL;
 	mutex_lock(&kf->attach_lock);
 	ret = -EISCONN;
 	if (kf->uq)
 		goto out_unlock_file;
 	mutex_lock(&kwq_uq_lock);
+	ret = -ENOMEM;
+	ns = kwq_ns_get(kwq_current_ipc_ns());
+	if (!ns)
+		goto out_unlock;
+	ret = -EEXIST;
+	if (kwq_ns_lookup(ns, a.name))
+		goto out_ns;
 	/* Limits per user: queues, and bytes through a budget. */
 	if (!capable(CAP_SYS_ADMIN)) {
-		ret = -EDQUOT;
-		if (kwq_uq_count(uq->uid) >= max_queues_per_user)
-			goto out_unlock;
 		ret = -ENOMEM;
-		budget = kwq_user_budget(uq->uid);
-		if (!budget)
-			goto out_unlock;
+		user = kwq_user_get(current_user_ns(), uq->uid);
+		if (!user)
+			goto out_ns;
+		ret = -EDQUOT;
+		for (u = user; u; u = u->parent)
+			if (u->nr_queues >= max_queues_per_user)
+				goto out_user;
 	}
-	q = kwq_create_budget(a.name, &cfg, budget);
+	q = kwq_create_anon(a.name, &cfg, user ? &user->budget : NULL);
 	ret = PTR_ERR_OR_ZERO(q);
 	if (ret)
-		goto out_unlock;
+		goto out_user;
+	for (u = user; u; u = u->parent)
+		u->nr_queues++;
 	uq->q = q;
-	list_add_tail(&uq->node, &kwq_uq_list);
+	uq->user = user;
+	uq->ns = ns;
+	list_add_tail(&uq->node, &ns->queues);
+	/* Under the mutex: a queue of the same name may be on its way out. */
+	kwq_ns_debugfs_add(ns, q);
+	/* The queue holds its own budget reference: not the last one. */
+	kwq_user_put_locked(user);
 	mutex_unlock(&kwq_uq_lock);
-	/* The queue holds its own reference; the last put takes the mutex. */
-	kwq_budget_put(budget);
 	kwq_attach(kf, uq);
 	mutex_unlock(&kf->attach_lock);
 	return 0;
 
+out_user:
+	kwq_user_put_locked(user);
+out_ns:
+	kwq_ns_release(ns);
 out_unlock:
 	mutex_unlock(&kwq_uq_lock);
-	kwq_budget_put(budget);
 out_unlock_file:
 	mutex_unlock(&kf->attach_lock);
 	kfree(uq);
@@ -404,14 +626,13 @@ static int kwq_ioc_destroy(unsigned int cmd, unsigned long arg)
 
 	mutex_lock(&kwq_uq_lock);
 	uq = kwq_uq_find(a.name);
-	if (!uq) {
+	if (!uq)
 		ret = -ENOENT;
-	} else if (!kwq_uq_may_destroy(uq)) {
+	/* A published queue belongs to its module: only it destroys it. */
+	else if (uq->published || !kwq_uq_may_destroy(uq))
 		ret = -EPERM;
-	} else {
-		list_del(&uq->node);
-		WRITE_ONCE(uq->dead, true);
-	}
+	else
+		kwq_uq_unlist(uq);
 	mutex_unlock(&kwq_uq_lock);
 	if (ret)
 		return ret;
@@ -425,11 +646,28 @@ static int kwq_ioc_destroy(unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
+/* Under kwq_uq_lock: copy up to @slots names of the caller's namespace. */
+static u32 kwq_list_names(char *buf, u32 slots)
+{
+	struct kwq_ns *ns = kwq_ns_find(kwq_current_ipc_ns());
+	struct kwq_uq *uq;
+	u32 n = 0;
+
+	if (!ns)
+		return 0;
+	list_for_each_entry(uq, &ns->queues, node) {
+		if (n < slots)
+			strscpy(buf + (size_t)n * KWQ_NAME_LEN, kwq_name(uq->q),
+				KWQ_NAME_LEN);
+		n++;
+	}
+	return n;
+}
+
 static int kwq_ioc_list(unsigned int cmd, unsigned long arg)
 {
 	struct kwq_list_args a;
-	struct kwq_uq *uq;
-	u32 n = 0, slots;
+	u32 n, slots;
 	char *buf;
 	int ret;
 
@@ -446,21 +684,14 @@ static int kwq_ioc_list(unsigned int cmd, unsigned long arg)
 	 * CREATE, OPEN and DESTROY meanwhile.
 	 */
 	mutex_lock(&kwq_uq_lock);
-	list_for_each_entry(uq, &kwq_uq_list, node)
-		n++;
+	n = kwq_list_names(NULL, 0);
 	mutex_unlock(&kwq_uq_lock);
 	slots = min(n, a.capacity);
 	buf = kvcalloc(slots ?: 1, KWQ_NAME_LEN, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
-	n = 0;
 	mutex_lock(&kwq_uq_lock);
-	list_for_each_entry(uq, &kwq_uq_list, node) {
-		if (n < slots)
-			strscpy(buf + (size_t)n * KWQ_NAME_LEN, kwq_name(uq->q),
-				KWQ_NAME_LEN);
-		n++;
-	}
+	n = kwq_list_names(buf, slots);
 	mutex_unlock(&kwq_uq_lock);
 	if (copy_to_user(u64_to_user_ptr(a.names), buf,
 			 (size_t)min(n, slots) * KWQ_NAME_LEN))
@@ -471,6 +702,79 @@ static int kwq_ioc_list(unsigned int cmd, unsigned long arg)
 	a.count = n;
 	return kwq_copy_args_out(arg, &a, sizeof(a));
 }
+
+int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts)
+{
+	struct ipc_namespace *ipc;
+	struct kwq_uq *uq;
+	struct kwq_ns *ns;
+	int ret;
+
+	if (!q || !opts || opts->mode & ~0777 || !uid_valid(opts->uid) ||
+	    !gid_valid(opts->gid))
+		return -EINVAL;
+	might_sleep();
+	ipc = opts->ipc_ns ?: kwq_init_ipc_ns();
+	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
+	if (!uq)
+		return -ENOMEM;
+	refcount_set(&uq->ref, 1);	/* the list's */
+	uq->q = q;
+	uq->uid = opts->uid;
+	uq->gid = opts->gid;
+	uq->mode = opts->mode;
+	uq->published = true;
+
+	mutex_lock(&kwq_uq_lock);
+	/* Under the mutex: kwq_destroy() unregisters, then unpublishes. */
+	ret = kwq_check_publish(q);
+	if (ret)
+		goto out_unlock;
+	ret = -EBUSY;
+	if (kwq_pub_find(q))
+		goto out_unlock;
+	ret = -ENOMEM;
+	ns = kwq_ns_get(ipc);
+	if (!ns)
+		goto out_unlock;
+	if (kwq_ns_lookup(ns, kwq_name(q))) {
+		kwq_ns_release(ns);
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	kwq_get_ref(q);
+	uq->ns = ns;
+	list_add_tail(&uq->node, &ns->queues);
+	list_add_tail(&uq->pub_node, &kwq_pub_list);
+	mutex_unlock(&kwq_uq_lock);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&kwq_uq_lock);
+	kfree(uq);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_publish);
+
+void kwq_unpublish(struct kwq *q)
+{
+	struct kwq_uq *uq;
+
+	if (!q)
+		return;
+	might_sleep();
+	mutex_lock(&kwq_uq_lock);
+	uq = kwq_pub_find(q);
+	if (uq)
+		kwq_uq_unlist(uq);
+	mutex_unlock(&kwq_uq_lock);
+	if (!uq)
+		return;
+	/* Blocked gets and pollers look again, see it dead and leave. */
+	kwq_wake_all(q);
+	kwq_uq_put(uq);
+}
+EXPORT_SYMBOL_GPL(kwq_unpublish);
 
 /* The attached queue, or an error for an unattached file. */
 static struct kwq_uq *kwq_file_uq(struct kwq_file *kf)
@@ -754,10 +1058,13 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			if (left <= 0)
 				break;
 		}
-		ret = kwq_get_batch(uq->q, token, left ? flags :
-				    flags | KWQ_GET_NONBLOCK, left, items,
-				    min(a->min_nr > a->nr ? a->min_nr - a->nr :
-					0, want), want);
+		/* A DESTROY (uq->dead) ends the wait with EIDRM. */
+		ret = kwq_get_batch_abortable(uq->q, token, left ? flags :
+					      flags | KWQ_GET_NONBLOCK, left,
+					      items,
+					      min(a->min_nr > a->nr ?
+						  a->min_nr - a->nr : 0, want),
+					      want, &uq->dead);
 		if (ret < 0)
 			break;
 		n = ret;
@@ -1119,15 +1426,30 @@ int kwq_dev_init(void)
 	return misc_register(&kwq_misc);
 }
 
-/* Queues nobody destroyed die with the module (no fd can be open now). */
+/*
+ * Queues nobody destroyed die with the module (no fd can be open now, so
+ * the list holds the only kwq_uq reference). A published queue is only
+ * unlisted (its module is gone already: its queue leaked).
+ */
 void kwq_dev_exit(void)
 {
-	struct kwq_uq *uq, *tmp;
+	struct kwq_uq *uq;
+	struct kwq_ns *ns;
 
 	misc_deregister(&kwq_misc);
-	list_for_each_entry_safe(uq, tmp, &kwq_uq_list, node) {
-		list_del(&uq->node);
-		kwq_destroy(uq->q);
-		kfree(uq);
+	for (;;) {
+		mutex_lock(&kwq_uq_lock);
+		ns = list_first_entry_or_null(&kwq_ns_list, struct kwq_ns, node);
+		uq = ns ? list_first_entry(&ns->queues, struct kwq_uq, node) : NULL;
+		if (uq)
+			kwq_uq_unlist(uq);
+		mutex_unlock(&kwq_uq_lock);
+		if (!uq)
+			break;
+		if (!uq->published) {
+			kwq_get_ref(uq->q);
+			kwq_destroy(uq->q);
+		}
+		kwq_uq_put(uq);
 	}
 }

@@ -20,28 +20,58 @@ void kwq_core_exit(void);
  * @used: bytes charged: queue structs, hash tables and key nodes
  * @limit: most bytes; an allocation past it fails with -EDQUOT
  * @ref: one per queue charging it, plus whatever its creator holds
+ * @parent: charged along with this budget, and its parent in turn;
+ *	NULL for none. Constant; whoever made the budget keeps the parent
+ *	alive as long as this one.
  * @release: called when the last reference is dropped (process context)
  *
- * dev.c keeps one per user; kernel callers' queues have none.
+ * dev.c keeps one per user and user namespace, whose parent is the
+ * namespace owner's in the parent namespace; kernel callers' queues have
+ * none.
  */
 struct kwq_budget {
 	atomic_long_t used;
 	unsigned long limit;
 	refcount_t ref;
+	struct kwq_budget *parent;
 	void (*release)(struct kwq_budget *budget);
 };
 
 struct kwq_config;
-struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
-			      struct kwq_budget *budget);
-void kwq_budget_put(struct kwq_budget *budget);
-
-struct file;
 struct kwq;
 struct kwq_key;
 int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  void *owner, unsigned int *done);
 struct kwq_item;
+struct kwq;
+
+/*
+ * kwq_create_anon() - kwq_create() without the name registry: the queue
+ * is not found by kwq_find(), takes no name from kernel callers and has
+ * no debugfs directory unless its creator adds one (kwq_debugfs_add()).
+ * Its memory is charged to @budget (and its parents) if not NULL.
+ * kwq_destroy() shuts it down and drops the creator's reference.
+ */
+struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
+			    struct kwq_budget *budget);
+void kwq_budget_put(struct kwq_budget *budget);
+/* 0 if @q may be published: from kwq_create(), not destroyed, real clock. */
+int kwq_check_publish(struct kwq *q);
+/*
+ * kwq_get() that returns -EIDRM instead of sleeping on once *@abort is
+ * true: set it, then kwq_wake_all() to end the waits in progress.
+ */
+int kwq_get_abortable(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *item, const bool *abort);
+/* kwq_get_batch() that gives up with -EIDRM as kwq_get_abortable() */
+int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
+			    s64 timeout_ns, struct kwq_item *items,
+			    unsigned int min_nr, unsigned int max_nr,
+			    const bool *abort);
+void kwq_wake_all(struct kwq *q);
+
+struct dentry;
+struct file;
 struct poll_table_struct;
 void kwq_unget(struct kwq *q, const struct kwq_item *item);
 void kwq_set_owner(struct kwq *q, const struct kwq_item *items,
@@ -49,6 +79,11 @@ void kwq_set_owner(struct kwq *q, const struct kwq_item *items,
 __poll_t kwq_poll(struct kwq *q, struct file *file,
 		  struct poll_table_struct *wait);
 
+/* metrics.c, for dev.c: directories in /sys/kernel/debug/kwq */
+struct dentry *kwq_debugfs_dir(const char *name);
+/* kwq/<name>/metrics of @q under @parent (NULL: kwq/ itself) */
+void kwq_debugfs_add(struct kwq *q, struct dentry *parent);
+void kwq_debugfs_remove(struct kwq *q);
 int kwq_dev_init(void);
 void kwq_dev_exit(void);
 

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-queue metrics file: /sys/kernel/debug/kwq/<queue>/metrics in the
- * Prometheus text exposition format, with client-go's workqueue_* names
- * (label name="<queue>") and kwq_* extras. Documentation/metrics.rst
- * explains the choice of debugfs and every metric; kwqctl stats
- * --prometheus prints the same text from the stats ioctl.
+ * Per-queue metrics file in the Prometheus text exposition format, with
+ * client-go's workqueue_* names (label name="<queue>") and kwq_* extras:
+ * /sys/kernel/debug/kwq/<queue>/metrics for the queues of kernel callers,
+ * kwq/ipc:<inum>/<queue>/metrics for those created through /dev/kwq in
+ * the IPC namespace of inode number <inum> (dev.c makes that directory;
+ * ':' is not allowed in queue names, so it never collides with a queue).
+ * Documentation/metrics.rst explains the choice of debugfs and every
+ * metric; kwqctl stats --prometheus prints the same text from the stats
+ * ioctl.
  *
- * Locking and lifetime: the directories are created and removed under
- * kwq_registry_lock by kwq_create() and kwq_destroy() (queue.c), so a
- * queue being destroyed and a new queue of the same name never race for
- * the directory. The file is a plain debugfs_create_file(): debugfs wraps
+ * Locking and lifetime: a queue's directory is created and removed under
+ * the lock that guards its name: kwq_registry_lock for kernel queues
+ * (kwq_create() and kwq_destroy(), queue.c), kwq_uq_lock for /dev/kwq
+ * queues (dev.c), so a queue being destroyed and a new queue of the same
+ * name never race for the directory. The file is a plain
+ * debugfs_create_file(): debugfs wraps
  * every file operation in debugfs_file_get()/put(), and removing the
  * file waits for the operations in progress, so a reader never sees a
  * queue that kwq_destroy() let go. A reader takes only q->lock, through
@@ -24,6 +30,7 @@
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 
+#include "kwq_internal.h"
 #include "queue.h"
 
 static struct dentry *kwq_debugfs_root;
@@ -154,17 +161,23 @@ static int kwq_metrics_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kwq_metrics);
 
-/* Under kwq_registry_lock. */
-void kwq_debugfs_add(struct kwq *q)
+/* A directory for dev.c's queues of one namespace (an ERR_PTR if none). */
+struct dentry *kwq_debugfs_dir(const char *name)
 {
-	q->debugfs = debugfs_create_dir(q->name, kwq_debugfs_root);
+	return debugfs_create_dir(name, kwq_debugfs_root);
+}
+
+/* Under the lock of @q's name (see above); @parent NULL: kwq/. */
+void kwq_debugfs_add(struct kwq *q, struct dentry *parent)
+{
+	q->debugfs = debugfs_create_dir(q->name, parent ?: kwq_debugfs_root);
 	/* "." and ".." are valid queue names but not directory names. */
 	if (!IS_ERR(q->debugfs))
 		debugfs_create_file("metrics", 0444, q->debugfs, q,
 				    &kwq_metrics_fops);
 }
 
-/* Under kwq_registry_lock; waits for readers of the file. */
+/* Under the lock of @q's name; waits for readers of the file. */
 void kwq_debugfs_remove(struct kwq *q)
 {
 	debugfs_remove(q->debugfs);

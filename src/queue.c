@@ -27,8 +27,11 @@
  *  - idle failure records: an LRU list, bounded by max_failure_records.
  *
  * Locking:
- *  - kwq_registry_lock (mutex) protects the name registry; it is taken
- *    only by create, destroy and find, never under q->lock.
+ *  - kwq_registry_lock (mutex) protects the registry of kernel queue
+ *    names (kwq_create()); it is taken only by create, destroy, find and
+ *    the publishing check, never under q->lock. Queues created through
+ *    /dev/kwq (kwq_create_anon()) are not in it: dev.c keeps their names
+ *    (per IPC namespace) under its own mutex, which comes first.
  *  - q->lock (spinlock_t, irqsave) protects everything in struct kwq that
  *    is not constant after creation: the hash table, both trees, the
  *    lists, counters and limiter state. Any context that may take a
@@ -43,8 +46,8 @@
  * creator's reference, kwq_find() and kwq_get_ref() take more, a blocked
  * kwq_get() or kwq_shutdown_drain() holds one while it sleeps. The
  * memory is freed by the last kwq_put(); kwq_destroy() unregisters the
- * name, shuts the queue down, stops its timer and drops the creator's
- * reference.
+ * name, unpublishes the queue (dev.c), shuts it down, stops its timer and
+ * drops the creator's reference.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -148,17 +151,28 @@ static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 /*
  * Byte budgets (kwq_internal.h): what a queue allocates for itself, its
  * hash table and its nodes is charged to its owner's budget, if it has
- * one. ->charged is this queue's part, under q->lock (or before the
- * queue is visible, or once it is unreachable).
+ * one, and to each of that budget's parents. ->charged is this queue's
+ * part, under q->lock (or before the queue is visible, or once it is
+ * unreachable).
  */
+static void kwq_budget_uncharge(struct kwq_budget *b, struct kwq_budget *end,
+				size_t bytes)
+{
+	for (; b != end; b = b->parent)
+		atomic_long_sub(bytes, &b->used);
+}
+
 static bool kwq_charge(struct kwq *q, size_t bytes)
 {
-	struct kwq_budget *b = q->budget;
+	struct kwq_budget *b;
 
-	if (b && atomic_long_add_return(bytes, &b->used) >
-		 READ_ONCE(b->limit)) {
-		atomic_long_sub(bytes, &b->used);
-		return false;
+	for (b = q->budget; b; b = b->parent) {
+		if (atomic_long_add_return(bytes, &b->used) >
+		    READ_ONCE(b->limit)) {
+			/* Take back this level's charge and those below. */
+			kwq_budget_uncharge(q->budget, b->parent, bytes);
+			return false;
+		}
 	}
 	q->charged += bytes;
 	return true;
@@ -166,8 +180,7 @@ static bool kwq_charge(struct kwq *q, size_t bytes)
 
 static void kwq_uncharge(struct kwq *q, size_t bytes)
 {
-	if (q->budget)
-		atomic_long_sub(bytes, &q->budget->used);
+	kwq_budget_uncharge(q->budget, NULL, bytes);
 	q->charged -= bytes;
 }
 
@@ -1186,12 +1199,14 @@ static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
 
 /*
  * Sleep until keys are taken (how many), the queue is shut down and
- * empty, a signal arrives or *@expires (NULL: never) passes. Getters
- * wait exclusively: a key made ready wakes one of them, not all (the
- * adds wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
+ * empty, a signal arrives, *@expires (NULL: never) passes or *@abort (if
+ * given) is seen true after kwq_wake_all() (-EIDRM). Getters wait
+ * exclusively: a key made ready wakes one of them, not all (the adds
+ * wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
  */
 static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
-			struct kwq_item *items, unsigned int max)
+			struct kwq_item *items, unsigned int max,
+			const bool *abort)
 {
 	unsigned long flags;
 	DEFINE_WAIT(wait);
@@ -1201,6 +1216,11 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 	for (;;) {
 		prepare_to_wait_exclusive(&q->get_wq, &wait,
 					  TASK_INTERRUPTIBLE);
+		/* Pairs with the store before kwq_wake_all(). */
+		if (abort && READ_ONCE(*abort)) {
+			got = -EIDRM;
+			break;
+		}
 		got = kwq_try_get(q, owner, items, max);
 		if (got != -EAGAIN)
 			break;
@@ -1233,9 +1253,11 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 	return got;
 }
 
-int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
-		  s64 timeout_ns, struct kwq_item *items, unsigned int min_nr,
-		  unsigned int max_nr)
+/* kwq_get_batch(), ended with -EIDRM once *@abort (if given) is true. */
+static int kwq_get_batch_abort(struct kwq *q, void *owner, unsigned int flags,
+			       s64 timeout_ns, struct kwq_item *items,
+			       unsigned int min_nr, unsigned int max_nr,
+			       const bool *abort)
 {
 	ktime_t deadline, *expires = NULL;
 	unsigned int n;
@@ -1255,12 +1277,13 @@ int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
 		}
 		kwq_get_ref(q);
 		if (got == -EAGAIN)
-			got = kwq_get_wait(q, owner, expires, items, max_nr);
+			got = kwq_get_wait(q, owner, expires, items, max_nr,
+					   abort);
 		/* Fewer than @min_nr: take more as they come, until the timeout. */
 		n = got > 0 ? got : 0;
 		while (got > 0 && n < min_nr) {
 			got = kwq_get_wait(q, owner, expires, items + n,
-					   max_nr - n);
+					   max_nr - n, abort);
 			if (got > 0)
 				n += got;
 		}
@@ -1270,14 +1293,42 @@ int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
 	}
 	return got;
 }
+
+int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
+		  s64 timeout_ns, struct kwq_item *items, unsigned int min_nr,
+		  unsigned int max_nr)
+{
+	return kwq_get_batch_abort(q, owner, flags, timeout_ns, items, min_nr,
+				   max_nr, NULL);
+}
 EXPORT_SYMBOL_GPL(kwq_get_batch);
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
+			    s64 timeout_ns, struct kwq_item *items,
+			    unsigned int min_nr, unsigned int max_nr,
+			    const bool *abort)
+{
+	return kwq_get_batch_abort(q, owner, flags, timeout_ns, items, min_nr,
+				   max_nr, abort);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_get_batch_abortable);
+
+/* For dev.c: kwq_get() that gives up once *@abort is true; kwq_internal.h. */
+int kwq_get_abortable(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *item, const bool *abort)
+{
+	int got = kwq_get_batch_abort(q, owner, flags, timeout_ns, item, 1, 1,
+				      abort);
+
+	return got > 0 ? 0 : got;
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_get_abortable);
 
 int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item)
 {
-	int got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
-
-	return got > 0 ? 0 : got;
+	return kwq_get_abortable(q, owner, flags, timeout_ns, item, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_get);
 
@@ -1617,16 +1668,20 @@ static void kwq_free(struct kwq *q)
 			kmem_cache_free(kwq_node_cache_of(n->cache), n);
 		}
 	kvfree(q->hash);
-	if (q->budget) {
-		atomic_long_sub(q->charged, &q->budget->used);
-		kwq_budget_put(q->budget);
-	}
+	kwq_budget_uncharge(q->budget, NULL, q->charged);
+	kwq_budget_put(q->budget);
 	kfree(q);
 }
 
-/* For dev.c: see kwq_internal.h. */
-struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
-			      struct kwq_budget *budget)
+/*
+ * A registered queue (kwq_create()) is in kwq_registry under its name and
+ * has its metrics in kwq/<name>; an anonymous one (kwq_create_anon(), for
+ * dev.c) is in neither: its creator keeps its names and its debugfs
+ * directory.
+ */
+static struct kwq *kwq_create_common(const char *name,
+				     const struct kwq_config *cfg,
+				     struct kwq_budget *budget, bool anon)
 {
 	static const struct kwq_config defaults;
 	const struct kwq_clock *clock;
@@ -1649,6 +1704,7 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 	spin_lock_init(&q->lock);
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
+	q->anon = anon;
 	/* The queue's charges go back to @budget when it is freed. */
 	q->budget = budget;
 	if (budget)
@@ -1692,6 +1748,8 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 		ret = -ENOMEM;
 		goto err_free;
 	}
+	if (anon)
+		return q;
 
 	mutex_lock(&kwq_registry_lock);
 	if (kwq_registry_find(name)) {
@@ -1701,27 +1759,54 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 	}
 	list_add_tail(&q->registry, &kwq_registry);
 	/* Under the mutex: a queue of the same name may be on its way out. */
-	kwq_debugfs_add(q);
+	kwq_debugfs_add(q, NULL);
 	mutex_unlock(&kwq_registry_lock);
 	return q;
 
 err_free:
-	if (budget) {
-		atomic_long_sub(q->charged, &budget->used);
-		/* Not the last reference: the caller holds one. */
-		kwq_budget_put(budget);
-	}
+	kwq_budget_uncharge(budget, NULL, q->charged);
+	/* Not the last reference: the caller holds one. */
+	kwq_budget_put(budget);
 	kvfree(q->hash);
 	kfree(q);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_IF_KUNIT(kwq_create_budget);
+
+/* For dev.c: see kwq_internal.h. */
+struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
+			    struct kwq_budget *budget)
+{
+	return kwq_create_common(name, cfg, budget, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_create_anon);
 
 struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
 {
-	return kwq_create_budget(name, cfg, NULL);
+	return kwq_create_common(name, cfg, NULL, false);
 }
 EXPORT_SYMBOL_GPL(kwq_create);
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_check_publish(struct kwq *q)
+{
+	bool registered;
+
+	mutex_lock(&kwq_registry_lock);
+	registered = !list_empty(&q->registry);
+	mutex_unlock(&kwq_registry_lock);
+	/*
+	 * A published queue outlives its creator's module as long as a
+	 * file holds it: it must not call into that module's clock.
+	 */
+	return registered && q->clock == &kwq_real_clock ? 0 : -EINVAL;
+}
+
+/* For dev.c: wake every getter and poller; see kwq_internal.h. */
+void kwq_wake_all(struct kwq *q)
+{
+	wake_up_all(&q->get_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_wake_all);
 
 void kwq_destroy(struct kwq *q)
 {
@@ -1729,11 +1814,15 @@ void kwq_destroy(struct kwq *q)
 
 	if (!q)
 		return;
-	mutex_lock(&kwq_registry_lock);
-	list_del_init(&q->registry);
-	/* Waits for readers of the metrics file; they only take q->lock. */
-	kwq_debugfs_remove(q);
-	mutex_unlock(&kwq_registry_lock);
+	if (!q->anon) {
+		mutex_lock(&kwq_registry_lock);
+		list_del_init(&q->registry);
+		/* Waits for readers of the metrics file (only take q->lock). */
+		kwq_debugfs_remove(q);
+		mutex_unlock(&kwq_registry_lock);
+		/* Unregistered first: it cannot be published again. */
+		kwq_unpublish(q);
+	}
 
 	kwq_shutdown(q);
 	spin_lock_irqsave(&q->lock, flags);

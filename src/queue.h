@@ -121,6 +121,7 @@ struct kwq {
 	unsigned int new_bits;
 	unsigned long rehash_pos;
 	bool grow_pending;
+	bool anon;			/* constant: not in kwq_registry */
 	struct work_struct grow_work;
 
 	struct rb_root_cached levels;	/* level heads, highest first */
@@ -169,7 +170,11 @@ struct kwq {
 	wait_queue_head_t get_wq;	/* getters */
 	wait_queue_head_t drain_wq;	/* kwq_shutdown_drain() */
 	struct hrtimer timer;		/* the real clock's timer */
-	struct dentry *debugfs;		/* under kwq_registry_lock */
+	/*
+	 * Under kwq_registry_lock; of an anonymous queue, under its
+	 * creator's lock (dev.c: kwq_uq_lock).
+	 */
+	struct dentry *debugfs;
 };
 
 /* limiter.c */
@@ -184,11 +189,9 @@ void kwq_limiters_commit(struct kwq *q, u64 now,
 			 const struct kwq_limit_plan *plan);
 u64 kwq_exp_backoff(u64 base_ns, u64 max_ns, u32 exp);
 
-/* metrics.c */
+/* metrics.c (and kwq_internal.h) */
 void kwq_debugfs_init(void);
 void kwq_debugfs_exit(void);
-void kwq_debugfs_add(struct kwq *q);
-void kwq_debugfs_remove(struct kwq *q);
 
 /* clock.c */
 extern const struct kwq_clock kwq_real_clock;

@@ -861,8 +861,9 @@ static void prom_hist(const char *q, const char *metric, const char *help,
 }
 
 /*
- * The text of /sys/kernel/debug/kwq/QUEUE/metrics, byte for byte: keep in
- * step with kwq_metrics_show() in src/metrics.c.
+ * The text of the queue's debugfs metrics file (kwq/ipc:INUM/QUEUE/metrics
+ * for a /dev/kwq queue), byte for byte: keep in step with
+ * kwq_metrics_show() in src/metrics.c.
  */
 static void print_prometheus(const char *q, const struct kwq_stats_args *st)
 {

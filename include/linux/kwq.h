@@ -15,6 +15,7 @@
 #define _LINUX_KWQ_H
 
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 /* Longest key, in bytes. Keys are copied into the queue. */
 #define KWQ_KEY_MAX		256
@@ -34,6 +35,7 @@
 /* kwq_get() timeout meaning "wait until an item or shutdown". */
 #define KWQ_WAIT_FOREVER	(-1LL)
 
+struct ipc_namespace;
 struct kwq;
 struct kwq_item;
 
@@ -221,14 +223,21 @@ struct kwq_stats {
 
 /**
  * kwq_create() - create a queue and register its name
- * @name: 1..KWQ_NAME_MAX characters from [A-Za-z0-9._-], unique per module
+ * @name: 1..KWQ_NAME_MAX characters from [A-Za-z0-9._-]
  * @cfg: configuration, NULL for all defaults; copied, need not outlive
  *	the call (the clock it points to must outlive the queue)
+ *
+ * Names of kernel queues are one namespace shared by the modules that use
+ * kwq, and only by them: queues that userspace creates through /dev/kwq
+ * have names of their own (per IPC namespace), never take a kernel
+ * queue's name and are never found by kwq_find(). Userspace sees a kernel
+ * queue only once it is published with kwq_publish().
  *
  * Context: process context, may sleep.
  * Return: the queue, holding one reference for the caller that
  * kwq_destroy() drops; ERR_PTR(-EINVAL) for a bad name or configuration,
- * ERR_PTR(-EEXIST) if the name is taken, ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EEXIST) if another kernel queue has the name,
+ * ERR_PTR(-ENOMEM).
  */
 struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
 
@@ -236,7 +245,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
  * kwq_destroy() - unregister, shut down and release a queue
  * @q: queue from kwq_create(), or NULL
  *
- * Frees the name, shuts the queue down as kwq_shutdown() does (blocked
+ * Frees the name, unpublishes the queue (kwq_unpublish()), shuts it down
+ * as kwq_shutdown() does (blocked
  * getters wake up with -ESHUTDOWN, delayed keys are dropped, a drain in
  * progress ends with -ECANCELED), stops the timer and drops the creator's
  * reference. The memory goes once the last reference is dropped; keys
@@ -251,12 +261,73 @@ void kwq_destroy(struct kwq *q);
  * kwq_find() - look a queue up by name and take a reference
  * @name: queue name
  *
+ * Only queues of kernel callers (kwq_create()) are found, never one that
+ * userspace created through /dev/kwq, whatever its name.
+ *
  * Context: process context, may sleep.
  * Return: the queue, to be released with kwq_put(); ERR_PTR(-ENOENT) if
- * no queue has that name (destroyed queues are unregistered), or
+ * no kernel queue has that name (destroyed queues are unregistered), or
  * ERR_PTR(-EINVAL) for an invalid name.
  */
 struct kwq *kwq_find(const char *name);
+
+/**
+ * struct kwq_publish_opts - how a published queue appears in /dev/kwq
+ * @uid: owner; may attach as the owner bits of @mode allow
+ * @gid: group; its members attach as the group bits allow
+ * @mode: permission bits, 0..0777, checked when userspace attaches
+ *	(KWQ_IOC_OPEN) like those of a SysV IPC object: owner bits, else
+ *	group bits, else other bits; read and write both needed.
+ *	CAP_IPC_OWNER in the user namespace that owns @ipc_ns bypasses them.
+ * @ipc_ns: the IPC namespace whose processes see the queue; NULL for the
+ *	initial one. kwq takes its own reference; the caller's pointer need
+ *	only be valid during the call.
+ */
+struct kwq_publish_opts {
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+	struct ipc_namespace *ipc_ns;
+};
+
+/**
+ * kwq_publish() - make a kernel queue reachable through /dev/kwq
+ * @q: queue from kwq_create(), not destroyed, with the default clock
+ * @opts: owner, group, mode and IPC namespace
+ *
+ * Processes of @opts->ipc_ns find the queue under its name: it is listed
+ * (KWQ_IOC_LIST) and those the mode admits attach to it (KWQ_IOC_OPEN)
+ * and use every queue operation, shutdown included, as on a queue they
+ * created. Userspace can never destroy it (KWQ_IOC_DESTROY: EPERM), and
+ * its keys and memory are not charged to any user. A queue is published
+ * once, in one namespace. Attached files hold a reference to the queue,
+ * so it may outlive the module that created it (which is why a queue
+ * with a clock of its own, which lives in that module, is refused).
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a NULL argument, a mode beyond 0777, an invalid
+ * uid or gid, a queue not from kwq_create(), destroyed, or with its own
+ * clock; -EBUSY if @q is published already; -EEXIST if a queue of that
+ * name is in @opts->ipc_ns already (one a user created there, or another
+ * published queue); -ENOMEM.
+ */
+int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts);
+
+/**
+ * kwq_unpublish() - take a queue out of /dev/kwq
+ * @q: queue, or NULL
+ *
+ * Its name is free again in its IPC namespace. Files attached to it are
+ * detached: their calls fail with EIDRM from now on, blocked gets end
+ * with EIDRM and pollers see EPOLLHUP; the keys they held (leases) stay
+ * processing until each file is closed, which returns them to the queue.
+ * A drain (KWQ_SHUTDOWN_DRAIN) in progress still waits for the queue to
+ * empty. No-op for a queue that is not published. kwq_destroy() calls
+ * it.
+ *
+ * Context: process context, may sleep.
+ */
+void kwq_unpublish(struct kwq *q);
 
 /**
  * kwq_get_ref() - take another reference to a queue

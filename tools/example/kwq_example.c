@@ -10,6 +10,13 @@
  *
  *	kwq_example: PASS: all 2000 keys completed once, 580 retries
  *	kwq_example: FAIL: ...
+ *
+ * With published=1 (at load, or written to its file in
+ * /sys/module/kwq_example/parameters later) the queue is published to
+ * userspace: processes of the initial IPC namespace find it in /dev/kwq
+ * as "kwq_example", owned by publish_uid:publish_gid with publish_mode.
+ * Writing 0 unpublishes it; unloading destroys it, which unpublishes it
+ * too. Keys that users add are not the example's: they count as errors.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -21,8 +28,10 @@
 #include <linux/kthread.h>
 #include <linux/kwq.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/uidgid.h>
 
 static unsigned int workers = 4;
 module_param(workers, uint, 0444);
@@ -40,6 +49,18 @@ static unsigned int fail_times = 3;
 module_param(fail_times, uint, 0444);
 MODULE_PARM_DESC(fail_times, "Failed attempts of a failing key (default 3)");
 
+static unsigned int publish_mode = 0600;
+module_param(publish_mode, uint, 0444);
+MODULE_PARM_DESC(publish_mode, "Mode of the published queue (default 0600)");
+
+static unsigned int publish_uid;
+module_param(publish_uid, uint, 0444);
+MODULE_PARM_DESC(publish_uid, "Owner of the published queue (default 0)");
+
+static unsigned int publish_gid;
+module_param(publish_gid, uint, 0444);
+MODULE_PARM_DESC(publish_gid, "Group of the published queue (default 0)");
+
 #define EXAMPLE_WORKERS_MAX	64
 #define EXAMPLE_KEYS_MAX	1000000
 
@@ -53,6 +74,50 @@ static atomic_t example_retries = ATOMIC_INIT(0);
 static atomic_t example_overlaps = ATOMIC_INIT(0);
 static atomic_t example_errors = ATOMIC_INIT(0);
 static DECLARE_COMPLETION(example_all_done);
+
+static DEFINE_MUTEX(example_publish_lock);
+static bool example_published;	/* under example_publish_lock */
+static bool example_live;	/* example_q usable; same lock */
+
+static int example_publish(void)
+{
+	struct kwq_publish_opts opts = {
+		.uid = make_kuid(&init_user_ns, publish_uid),
+		.gid = make_kgid(&init_user_ns, publish_gid),
+		.mode = publish_mode,
+	};
+
+	return kwq_publish(example_q, &opts);
+}
+
+/* Writes of "published": publish or unpublish the queue if it is live. */
+static int example_set_published(const char *val,
+				 const struct kernel_param *kp)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(val, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&example_publish_lock);
+	if (example_live && on && !example_published)
+		ret = example_publish();
+	else if (example_live && !on)
+		kwq_unpublish(example_q);
+	if (!ret)
+		example_published = on;
+	mutex_unlock(&example_publish_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops example_published_ops = {
+	.set = example_set_published,
+	.get = param_get_bool,
+};
+module_param_cb(published, &example_published_ops, &example_published, 0644);
+MODULE_PARM_DESC(published,
+		 "Publish the queue to /dev/kwq users of the initial IPC namespace (default 0)");
 
 static int example_key(char *buf, size_t size, unsigned int i)
 {
@@ -217,16 +282,29 @@ static int __init example_init(void)
 			goto err_stop;
 		}
 	}
+	/* published=1 given at load: publish now; later writes go straight. */
+	mutex_lock(&example_publish_lock);
+	ret = example_published ? example_publish() : 0;
+	example_live = !ret;
+	mutex_unlock(&example_publish_lock);
+	if (ret) {
+		pr_err("kwq_publish: %d\n", ret);
+		goto err_stop;
+	}
 	example_producer = example_start(example_produce, "kwq_example_p", 0);
 	if (IS_ERR(example_producer)) {
 		ret = PTR_ERR(example_producer);
 		goto err_stop;
 	}
-	pr_info("started: %u workers, %u keys, every %u. key fails %u times\n",
-		workers, keys, fail_every, fail_times);
+	pr_info("started: %u workers, %u keys, every %u. key fails %u times%s\n",
+		workers, keys, fail_every, fail_times,
+		example_published ? ", published" : "");
 	return 0;
 
 err_stop:
+	mutex_lock(&example_publish_lock);
+	example_live = false;
+	mutex_unlock(&example_publish_lock);
 	example_stop_all();
 	kwq_destroy(example_q);
 err_free:
@@ -242,6 +320,10 @@ static void __exit example_exit(void)
 
 	/* Generous: this is about completeness, not speed (QEMU TCG). */
 	left = wait_for_completion_timeout(&example_all_done, 120 * HZ);
+	/* No more publishing; kwq_destroy() unpublishes. */
+	mutex_lock(&example_publish_lock);
+	example_live = false;
+	mutex_unlock(&example_publish_lock);
 	kwq_shutdown(example_q);
 	example_stop_all();
 	kwq_destroy(example_q);

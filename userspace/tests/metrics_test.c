@@ -2,7 +2,9 @@
 /*
  * Observability end to end, in the test VM: a scripted workload through
  * libkwq, then
- *  - /sys/kernel/debug/kwq/QUEUE/metrics must pass a strict parser of the
+ *  - /sys/kernel/debug/kwq/ipc:INUM/QUEUE/metrics (a queue created through
+ *    /dev/kwq in the IPC namespace of inode number INUM) must pass a
+ *    strict parser of the
  *    Prometheus text exposition format (below) and hold the values the
  *    workload implies; `kwqctl stats --prometheus` must print the same
  *    text; the stats ioctl must agree, in its new and its old size;
@@ -420,6 +422,20 @@ static char *run_output(const char *cmd)
 
 static char metrics_path[128];
 
+/* The inode number of our IPC namespace: its queues' debugfs directory. */
+static unsigned long ipc_inum(void)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
+	unsigned long inum = 0;
+
+	if (n > 0) {
+		link[n] = '\0';
+		sscanf(link, "ipc:[%lu]", &inum);
+	}
+	return inum;
+}
+
 /* Read and parse the metrics file; 0 on success. */
 static int read_metrics(struct expo *e, const char *queue, char **text)
 {
@@ -468,8 +484,8 @@ static void metrics_cases(void)
 		exit(1);
 	}
 	fd = kt_queue("metrics", &o, name);
-	snprintf(metrics_path, sizeof(metrics_path), DEBUGFS "/kwq/%s/metrics",
-		 name);
+	snprintf(metrics_path, sizeof(metrics_path),
+		 DEBUGFS "/kwq/ipc:%lu/%s/metrics", ipc_inum(), name);
 	if (stat(DEBUGFS "/kwq", &sb) < 0) {
 		for (i = 0; i < 32; i++)
 			ktap_skip("metrics", "no " DEBUGFS "/kwq (debugfs)");

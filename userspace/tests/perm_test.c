@@ -2,7 +2,8 @@
 /*
  * Permissions: a queue has an owner uid/gid and a mode (default 0600)
  * checked on open like SysV IPC, read and write both needed; root
- * (CAP_SYS_ADMIN) bypasses. Only the owner (or CAP_SYS_ADMIN) destroys.
+ * (CAP_IPC_OWNER) bypasses. Only the owner (or CAP_SYS_ADMIN) destroys.
+ * namespace_test.c checks the same across IPC and user namespaces.
  * Non-root users are limited to max_queues_per_user queues (EDQUOT).
  * Each check runs in a forked child that dropped to another uid/gid and
  * reports the errno of the call as its exit status.

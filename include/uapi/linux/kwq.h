@@ -13,7 +13,12 @@
  *
  * An fd of /dev/kwq attaches to at most one queue (KWQ_IOC_CREATE or
  * KWQ_IOC_OPEN); queue operations on an unattached fd fail with ENOTCONN,
- * and on a queue destroyed meanwhile with EIDRM.
+ * and on a queue destroyed (or unpublished) meanwhile with EIDRM.
+ *
+ * Queue names are per IPC namespace: KWQ_IOC_CREATE, KWQ_IOC_OPEN,
+ * KWQ_IOC_DESTROY and KWQ_IOC_LIST see the queues of the caller's IPC
+ * namespace only. Queues of kernel modules are seen only where their
+ * module published them; those cannot be destroyed from userspace (EPERM).
  *
  * Keys travel in packed record buffers: each record is a struct kwq_rec
  * header followed by @len key bytes, padded with zeroes to the next
@@ -56,7 +61,7 @@ struct kwq_limit {
 
 /**
  * struct kwq_create_args - KWQ_IOC_CREATE: create a queue, attach the fd
- * @name: NUL-terminated queue name
+ * @name: NUL-terminated queue name, unique in the caller's IPC namespace
  * @flags: 0
  * @mode: permission bits (0..0777) checked on KWQ_IOC_OPEN; 0 = 0600
  * @nr_limits: entries of @limits used; 0 = client-go's default
@@ -88,7 +93,8 @@ struct kwq_open_args {
 };
 
 /**
- * struct kwq_list_args - KWQ_IOC_LIST: names of the queues
+ * struct kwq_list_args - KWQ_IOC_LIST: names of the queues of the
+ *	caller's IPC namespace
  * @names: user pointer to @capacity char[KWQ_NAME_LEN] slots
  * @capacity: slots at @names
  * @count: out: number of queues (may exceed @capacity)
