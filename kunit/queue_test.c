@@ -623,6 +623,65 @@ static void real_clock_delayed_key_becomes_ready(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
+/* A clock whose struct is const: its state lives behind ->priv. */
+struct kt_const_clock_state {
+	u64 now;
+	u64 deadline;
+	unsigned int arms;
+	unsigned int cancels;
+};
+
+static u64 kt_const_now(const struct kwq_clock *clock)
+{
+	const struct kt_const_clock_state *s = clock->priv;
+
+	return s->now;
+}
+
+static void kt_const_arm(const struct kwq_clock *clock, struct kwq *q,
+			 u64 deadline_ns)
+{
+	struct kt_const_clock_state *s = clock->priv;
+
+	s->deadline = deadline_ns;
+	s->arms++;
+}
+
+static void kt_const_cancel(const struct kwq_clock *clock, struct kwq *q)
+{
+	struct kt_const_clock_state *s = clock->priv;
+
+	s->cancels++;
+}
+
+static struct kt_const_clock_state kt_const_state;
+static const struct kwq_clock kt_const_clock = {
+	.now = kt_const_now,
+	.arm = kt_const_arm,
+	.cancel = kt_const_cancel,
+	.priv = &kt_const_state,
+};
+
+static void const_clock_reaches_its_state_through_priv(struct kunit *test)
+{
+	struct kwq_config cfg = { .clock = &kt_const_clock };
+	struct kwq *q;
+
+	kt_const_state = (struct kt_const_clock_state){ .now = KT_T0 };
+	q = kt_create(test, &cfg, NULL);
+	KUNIT_EXPECT_EQ(test, 0, kt_add_after(q, "a", 5 * MS));
+	KUNIT_EXPECT_EQ(test, 1U, kt_const_state.arms);
+	KUNIT_EXPECT_EQ(test, KT_T0 + 5 * MS, kt_const_state.deadline);
+	kt_const_state.now += 5 * MS;
+	kwq_clock_expired(q);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	/* The arming fired: nothing to cancel until destroy. */
+	KUNIT_EXPECT_EQ(test, 0U, kt_const_state.cancels);
+	kt_get_done(test, q, "a");
+	kt_destroy(test, q);
+	KUNIT_EXPECT_EQ(test, 1U, kt_const_state.cancels);
+}
+
 /* --- get: blocking, timeouts, shutdown --- */
 
 static void get_nonblocking_on_empty_is_eagain(struct kunit *test)
@@ -1541,6 +1600,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(timer_rearmed_only_when_earliest_deadline_changes),
 	KUNIT_CASE(expiry_without_due_keys_changes_nothing),
 	KUNIT_CASE(real_clock_delayed_key_becomes_ready),
+	KUNIT_CASE(const_clock_reaches_its_state_through_priv),
 	KUNIT_CASE(get_nonblocking_on_empty_is_eagain),
 	KUNIT_CASE(get_timeout_expires_with_etimedout),
 	KUNIT_CASE(blocked_get_wakes_on_add),

@@ -94,6 +94,10 @@ struct kwq_limiter_config {
  *	kwq_clock_expired() that already started may still run; once
  *	kwq_destroy() has called @cancel the clock must not call
  *	kwq_clock_expired() for @q any more.
+ * @priv: the clock's own data, never touched by kwq. The callbacks get
+ *	the clock as a const pointer (kwq only reads it); @priv is how they
+ *	reach state they change, such as a fake clock's time or the queue
+ *	it is armed for, without casting the const away.
  *
  * A queue created with a NULL clock uses CLOCK_MONOTONIC and one hrtimer.
  * Tests pass their own clock to step time deterministically.
@@ -103,6 +107,7 @@ struct kwq_clock {
 	void (*arm)(const struct kwq_clock *clock, struct kwq *q,
 		    u64 deadline_ns);
 	void (*cancel)(const struct kwq_clock *clock, struct kwq *q);
+	void *priv;
 };
 
 /**
