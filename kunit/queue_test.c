@@ -1449,6 +1449,79 @@ static void find_holds_a_reference_past_destroy(struct kunit *test)
 	kwq_put(f);
 }
 
+/* A byte budget that tells when the queue charging it was freed. */
+struct kt_budget {
+	struct kwq_budget budget;
+	struct completion released;
+	long used_at_release;
+};
+
+static void kt_budget_release(struct kwq_budget *b)
+{
+	struct kt_budget *tb = container_of(b, struct kt_budget, budget);
+
+	tb->used_at_release = atomic_long_read(&b->used);
+	complete(&tb->released);
+}
+
+static void last_put_from_atomic_context_frees_later(struct kunit *test)
+{
+	static DEFINE_SPINLOCK(lock);
+	struct kt_budget *tb = kunit_kzalloc(test, sizeof(*tb), GFP_KERNEL);
+	unsigned long flags;
+	struct kwq *q;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+	tb->budget.limit = ULONG_MAX;
+	refcount_set(&tb->budget.ref, 1);
+	tb->budget.release = kt_budget_release;
+	init_completion(&tb->released);
+	q = kwq_create_budget("kt-atomic-put", NULL, &tb->budget);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	/* The queue's reference keeps the budget; drop ours. */
+	kwq_budget_put(&tb->budget);
+	/* Keys to free with the queue, and a hash table that grows. */
+	for (i = 0; i < 1000; i++)
+		KUNIT_EXPECT_EQ(test, 0, kwq_add(q, &i, sizeof(i)));
+	kwq_get_ref(q);
+	kwq_destroy(q);
+	KUNIT_EXPECT_FALSE(test, completion_done(&tb->released));
+
+	/*
+	 * The last reference, dropped under a spinlock with interrupts off:
+	 * with CONFIG_DEBUG_ATOMIC_SLEEP any sleep in it would splat.
+	 */
+	spin_lock_irqsave(&lock, flags);
+	kwq_put(q);
+	spin_unlock_irqrestore(&lock, flags);
+
+	/* Freed by the work item: the budget got every byte back. */
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&tb->released,
+							  10 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, 0L, tb->used_at_release);
+}
+
+static void last_put_in_destroy_frees_at_once(struct kunit *test)
+{
+	struct kt_budget *tb = kunit_kzalloc(test, sizeof(*tb), GFP_KERNEL);
+	struct kwq *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+	tb->budget.limit = ULONG_MAX;
+	refcount_set(&tb->budget.ref, 1);
+	tb->budget.release = kt_budget_release;
+	init_completion(&tb->released);
+	q = kwq_create_budget("kt-destroy-put", NULL, &tb->budget);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	kwq_budget_put(&tb->budget);
+	KUNIT_EXPECT_EQ(test, 0, kwq_add(q, "a", 1));
+	kwq_destroy(q);
+	/* No waiting: kwq_destroy() freed the queue before it returned. */
+	KUNIT_EXPECT_TRUE(test, completion_done(&tb->released));
+	KUNIT_EXPECT_EQ(test, 0L, tb->used_at_release);
+}
+
 static void destroy_with_armed_timer_and_blocked_getter(struct kunit *test)
 {
 	struct kwq *q = kwq_create("kt-destroy", NULL);
@@ -1637,6 +1710,8 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(create_rejects_bad_configs),
 	KUNIT_CASE(create_duplicate_name_is_eexist),
 	KUNIT_CASE(find_holds_a_reference_past_destroy),
+	KUNIT_CASE(last_put_from_atomic_context_frees_later),
+	KUNIT_CASE(last_put_in_destroy_frees_at_once),
 	KUNIT_CASE(destroy_with_armed_timer_and_blocked_getter),
 	KUNIT_CASE(stats_snapshot_counts_everything),
 	KUNIT_CASE(api_is_usable_from_softirq_timer),

@@ -159,10 +159,15 @@ static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp)
 	return ret;
 }
 
+/*
+ * Process context. The queue's bytes go back to its creator's budget
+ * before this returns (kwq_put_sync), so a DESTROY or a close that drops
+ * the last reference makes room for the next CREATE at once.
+ */
 static void kwq_uq_put(struct kwq_uq *uq)
 {
 	if (refcount_dec_and_test(&uq->ref)) {
-		kwq_put(uq->q);
+		kwq_put_sync(uq->q);
 		kfree(uq);
 	}
 }

@@ -36,8 +36,15 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 			      struct kwq_budget *budget);
 void kwq_budget_put(struct kwq_budget *budget);
 
-struct file;
 struct kwq;
+/*
+ * kwq_put() that frees the queue before it returns if it dropped the last
+ * reference (kwq_put() leaves that to a work item), so the memory and the
+ * budget's bytes are back when it returns. Process context, may sleep.
+ */
+void kwq_put_sync(struct kwq *q);
+
+struct file;
 struct kwq_item;
 struct poll_table_struct;
 void kwq_unget(struct kwq *q, const struct kwq_item *item);

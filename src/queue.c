@@ -34,10 +34,12 @@
  *
  * Lifetime: a queue is reference counted. kwq_create() returns the
  * creator's reference, kwq_find() and kwq_get_ref() take more, a blocked
- * kwq_get() or kwq_shutdown_drain() holds one while it sleeps. The
- * memory is freed by the last kwq_put(); kwq_destroy() unregisters the
- * name, shuts the queue down, stops its timer and drops the creator's
- * reference.
+ * kwq_get() or kwq_shutdown_drain() holds one while it sleeps.
+ * kwq_destroy() unregisters the name, shuts the queue down, stops its
+ * timer and drops the creator's reference. Freeing waits for the timer
+ * and the resize work, so it needs process context: the last kwq_put()
+ * (any context) hands the queue to kwq_free_work; kwq_destroy() and
+ * kwq_put_sync(), which may sleep, free it at once.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -47,6 +49,7 @@
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kwq.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -1309,6 +1312,7 @@ static struct kwq *kwq_registry_find(const char *name)
 	return NULL;
 }
 
+/* Process context: waits for the timer callback and the resize work. */
 static void kwq_free(struct kwq *q)
 {
 	struct hlist_node *tmp;
@@ -1445,7 +1449,7 @@ void kwq_destroy(struct kwq *q)
 	q->timer_deadline = KWQ_NO_DEADLINE;
 	spin_unlock_irqrestore(&q->lock, flags);
 	hrtimer_cancel(&q->timer);
-	kwq_put(q);
+	kwq_put_sync(q);
 }
 EXPORT_SYMBOL_GPL(kwq_destroy);
 
@@ -1470,12 +1474,40 @@ void kwq_get_ref(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_get_ref);
 
+/*
+ * Queues whose last reference was dropped where sleeping is not allowed,
+ * freed by kwq_free_work; kwq_core_exit() waits for it.
+ */
+static LLIST_HEAD(kwq_free_list);
+
+static void kwq_free_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&kwq_free_list);
+	struct kwq *q, *tmp;
+
+	llist_for_each_entry_safe(q, tmp, list, free_node)
+		kwq_free(q);
+}
+
+static DECLARE_WORK(kwq_free_work, kwq_free_fn);
+
 void kwq_put(struct kwq *q)
 {
+	if (!q || !refcount_dec_and_test(&q->ref))
+		return;
+	/* The first queue on the list schedules the work (delayed_fput). */
+	if (llist_add(&q->free_node, &kwq_free_list))
+		schedule_work(&kwq_free_work);
+}
+EXPORT_SYMBOL_GPL(kwq_put);
+
+/* For dev.c: see kwq_internal.h. */
+void kwq_put_sync(struct kwq *q)
+{
+	might_sleep();
 	if (q && refcount_dec_and_test(&q->ref))
 		kwq_free(q);
 }
-EXPORT_SYMBOL_GPL(kwq_put);
 
 const char *kwq_name(const struct kwq *q)
 {
@@ -1515,6 +1547,8 @@ int kwq_core_init(void)
 void kwq_core_exit(void)
 {
 	WARN_ON(!list_empty(&kwq_registry));
+	/* Queues put last from atomic context; freeing queues no others. */
+	flush_work(&kwq_free_work);
 	kwq_debugfs_exit();
 	kmem_cache_destroy(kwq_node_large_cache);
 	kmem_cache_destroy(kwq_node_cache);

@@ -9,6 +9,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kwq.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
@@ -96,6 +97,7 @@ struct kwq_limiter {
 struct kwq {
 	spinlock_t lock;		/* everything below unless noted */
 	refcount_t ref;
+	struct llist_node free_node;	/* kwq_free_list, once ref is 0 */
 	struct list_head registry;	/* kwq_registry, under its mutex */
 	char name[KWQ_NAME_MAX + 1];	/* constant */
 

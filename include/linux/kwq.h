@@ -244,9 +244,10 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
  * Frees the name, shuts the queue down as kwq_shutdown() does (blocked
  * getters wake up with -ESHUTDOWN, delayed keys are dropped, a drain in
  * progress ends with -ECANCELED), stops the timer and drops the creator's
- * reference. The memory goes once the last reference is dropped; keys
- * still queued or processing are freed with it. The caller must not use
- * its pointer afterwards unless it holds another reference.
+ * reference. The memory goes once the last reference is dropped (here,
+ * if it was the last one); keys still queued or processing are freed with
+ * it. The caller must not use its pointer afterwards unless it holds
+ * another reference.
  *
  * Context: process context, may sleep.
  */
@@ -275,8 +276,12 @@ void kwq_get_ref(struct kwq *q);
  * kwq_put() - drop a reference; the last one frees the queue
  * @q: queue, or NULL
  *
- * Context: process context, may sleep (the last put waits for the timer
- * and the hash resize work).
+ * Never sleeps. Freeing waits for the queue's timer and hash resize work,
+ * so the last put leaves it to a work item: the memory (and the keys
+ * still in the queue) goes shortly after, and before kwq.ko can unload.
+ *
+ * Context: any context but NMI: hard interrupt handlers, softirqs,
+ * with interrupts off or spinlocks held.
  */
 void kwq_put(struct kwq *q);
 
