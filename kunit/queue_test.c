@@ -1411,10 +1411,45 @@ static void create_rejects_bad_configs(struct kunit *test)
 	cfg.max_wait_ns = U64_MAX;
 	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
 	cfg.max_wait_ns = 0;
+	cfg.flags = KWQ_CONFIG_CHARGE_CALLER << 1;
+	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
+	cfg.flags = U32_MAX;
+	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
+	cfg.flags = 0;
 	cfg.clock = &no_arm;
 	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
 	/* None of the failures left the name registered. */
 	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ENOENT), kwq_find("kt-bad"));
+}
+
+/*
+ * A queue that charges the caller, created and grown from a kernel
+ * thread (the KUnit runner: no task memcg, so the root's) works like any
+ * other: the grow work switches to the creator's memcg and back.
+ */
+static void charge_caller_queue_grows_and_works(struct kunit *test)
+{
+	struct kwq_config cfg = { .flags = KWQ_CONFIG_CHARGE_CALLER };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_item item;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, &i, sizeof(i)));
+		/* Let the resize work run now and then. */
+		if (i % 500 == 0)
+			usleep_range(5000, 10000);
+	}
+	usleep_range(5000, 10000);
+	for (i = 0; i < 2000; i++) {
+		KUNIT_ASSERT_EQ(test, 0, kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0,
+						 &item));
+		KUNIT_ASSERT_EQ(test, sizeof(i), item.len);
+		KUNIT_EXPECT_EQ(test, 0, memcmp(item.key, &i, sizeof(i)));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	}
+	kt_expect_empty(test, q);
 }
 
 static void create_duplicate_name_is_eexist(struct kunit *test)
@@ -1708,6 +1743,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(invalid_arguments_are_einval),
 	KUNIT_CASE(create_rejects_bad_names),
 	KUNIT_CASE(create_rejects_bad_configs),
+	KUNIT_CASE(charge_caller_queue_grows_and_works),
 	KUNIT_CASE(create_duplicate_name_is_eexist),
 	KUNIT_CASE(find_holds_a_reference_past_destroy),
 	KUNIT_CASE(last_put_from_atomic_context_frees_later),

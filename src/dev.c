@@ -308,6 +308,8 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 		return ret;
 	cfg.max_wait_ns = a.max_wait_ns;
 	cfg.max_items = a.max_items ?: max_items_per_queue;
+	/* Keys to the adding task's memcg, the queue to its creator's. */
+	cfg.flags = KWQ_CONFIG_CHARGE_CALLER;
 
 	uq = kzalloc(sizeof(*uq), GFP_KERNEL_ACCOUNT);
 	if (!uq)
@@ -531,11 +533,12 @@ static int kwq_add_key(struct kwq *q, const u8 *key, u32 len, u32 flags,
 }
 
 /*
- * The core allocates nodes without sleeping (GFP_NOWAIT), so at the
- * memcg limit it fails even when the cgroup could reclaim. Here we may
- * sleep: charge one page the sleeping way, which reclaims in the memcg
- * (without invoking the OOM killer: __GFP_RETRY_MAYFAIL). True if that
- * made room, so the add is worth retrying once.
+ * The core allocates nodes without sleeping (GFP_NOWAIT) and our queues
+ * charge the adding task's memcg, so at the memcg limit an add fails
+ * even when the cgroup could reclaim. Here we may sleep: charge one page
+ * the sleeping way, which reclaims in the memcg (without invoking the
+ * OOM killer: __GFP_RETRY_MAYFAIL). True if that made room, so the add
+ * is worth retrying once.
  */
 static bool kwq_reclaim(void)
 {

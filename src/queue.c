@@ -26,7 +26,8 @@
  *    is not constant after creation: the hash table, both trees, the
  *    lists, counters and limiter state. Any context that may take a
  *    spinlock_t may take it. Nothing sleeps under it; nodes are
- *    allocated under it with GFP_NOWAIT.
+ *    allocated under it with GFP_NOWAIT (what is charged to whom:
+ *    Documentation/semantics.rst, "Contexts and memory").
  *  - The clock's arm/cancel are called under q->lock; the expiry path
  *    (kwq_clock_expired) takes q->lock itself. The real clock's hrtimer
  *    is only waited for (hrtimer_cancel) without q->lock held.
@@ -50,12 +51,14 @@
 #include <linux/hrtimer.h>
 #include <linux/kwq.h>
 #include <linux/llist.h>
+#include <linux/memcontrol.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -183,6 +186,7 @@ static void kwq_grow_work(struct work_struct *work)
 {
 	struct kwq *q = container_of(work, struct kwq, grow_work);
 	struct hlist_head *new, *old;
+	struct mem_cgroup *old_memcg;
 	struct hlist_node *tmp;
 	struct kwq_node *n;
 	unsigned int bits, old_bits;
@@ -199,7 +203,14 @@ static void kwq_grow_work(struct work_struct *work)
 	}
 	spin_unlock_irq(&q->lock);
 
-	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL);
+	/*
+	 * A bigger table is optional: never OOM-kill for it. A queue that
+	 * charges the caller charges the table to its creator's memcg.
+	 */
+	old_memcg = set_active_memcg(q->memcg);
+	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL | q->gfp_account |
+		       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	set_active_memcg(old_memcg);
 
 	spin_lock_irq(&q->lock);
 	old = q->hash;
@@ -239,12 +250,11 @@ static struct kwq_node *kwq_node_alloc(struct kwq *q, const void *key,
 	if (!kwq_charge(q, kmem_cache_size(cache)))
 		return ERR_PTR(-EDQUOT);
 	/*
-	 * Under q->lock, possibly in hard interrupt context. Not GFP_ATOMIC:
-	 * its __GFP_HIGH lets the memcg charge exceed memory.max, so a
-	 * container could queue keys past its limit. GFP_NOWAIT fails with
-	 * ENOMEM at the limit instead (dev.c reclaims and retries once).
+	 * Under q->lock, possibly in hard interrupt context; charged to the
+	 * caller's memcg if the queue says so. Not GFP_ATOMIC: its
+	 * __GFP_HIGH would let a charge exceed memory.max.
 	 */
-	n = kmem_cache_zalloc(cache, GFP_NOWAIT | __GFP_NOWARN);
+	n = kmem_cache_zalloc(cache, GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
 	if (!n) {
 		kwq_uncharge(q, kmem_cache_size(cache));
 		return ERR_PTR(-ENOMEM);
@@ -1329,6 +1339,7 @@ static void kwq_free(struct kwq *q)
 		atomic_long_sub(q->charged, &q->budget->used);
 		kwq_budget_put(q->budget);
 	}
+	mem_cgroup_put(q->memcg);
 	kfree(q);
 }
 
@@ -1338,6 +1349,7 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 {
 	static const struct kwq_config defaults;
 	const struct kwq_clock *clock;
+	gfp_t account;
 	struct kwq *q;
 	int ret;
 
@@ -1345,15 +1357,22 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 		return ERR_PTR(-EINVAL);
 	if (!cfg)
 		cfg = &defaults;
+	if (cfg->flags & ~KWQ_CONFIG_CHARGE_CALLER)
+		return ERR_PTR(-EINVAL);
 	clock = cfg->clock ?: &kwq_real_clock;
 	if (!clock->now || !clock->arm || !clock->cancel)
 		return ERR_PTR(-EINVAL);
 	might_sleep();
 
-	/* Charged to the creator's memcg, like the nodes (SLAB_ACCOUNT). */
-	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	/* Charging the caller: the queue and its table go to the creator. */
+	account = cfg->flags & KWQ_CONFIG_CHARGE_CALLER ? __GFP_ACCOUNT : 0;
+	q = kzalloc(sizeof(*q), GFP_KERNEL | account);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
+	q->gfp_account = account;
+	/* The grow work charges this memcg; NULL without memcg. */
+	if (account)
+		q->memcg = get_mem_cgroup_from_mm(current->mm);
 	spin_lock_init(&q->lock);
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
@@ -1395,7 +1414,7 @@ struct kwq *kwq_create_budget(const char *name, const struct kwq_config *cfg,
 	if (!kwq_charge(q, kwq_table_bytes(q->hash_bits)))
 		goto err_free;
 	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash),
-			   GFP_KERNEL_ACCOUNT);
+			   GFP_KERNEL | account);
 	if (!q->hash) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -1419,6 +1438,7 @@ err_free:
 		/* Not the last reference: the caller holds one. */
 		kwq_budget_put(budget);
 	}
+	mem_cgroup_put(q->memcg);
 	kvfree(q->hash);
 	kfree(q);
 	return ERR_PTR(ret);
@@ -1519,22 +1539,20 @@ int kwq_core_init(void)
 {
 	/*
 	 * Keys are copied to userspace straight from the node: whitelist
-	 * the key bytes for hardened usercopy. SLAB_ACCOUNT charges nodes
-	 * to the memory cgroup of the task that adds them.
+	 * the key bytes for hardened usercopy. No SLAB_ACCOUNT: a queue
+	 * that charges the caller passes __GFP_ACCOUNT per allocation.
 	 */
 	kwq_node_cache =
 		kmem_cache_create_usercopy("kwq_node",
 					   sizeof(struct kwq_node) + KWQ_SMALL_KEY,
-					   0, SLAB_ACCOUNT,
-					   offsetof(struct kwq_node, key),
+					   0, 0, offsetof(struct kwq_node, key),
 					   KWQ_SMALL_KEY, NULL);
 	if (!kwq_node_cache)
 		return -ENOMEM;
 	kwq_node_large_cache =
 		kmem_cache_create_usercopy("kwq_node_large",
 					   sizeof(struct kwq_node) + KWQ_KEY_MAX,
-					   0, SLAB_ACCOUNT,
-					   offsetof(struct kwq_node, key),
+					   0, 0, offsetof(struct kwq_node, key),
 					   KWQ_KEY_MAX, NULL);
 	if (!kwq_node_large_cache) {
 		kmem_cache_destroy(kwq_node_cache);

@@ -19,6 +19,7 @@
 
 struct dentry;
 struct kwq_budget;
+struct mem_cgroup;
 
 /* Where a key is. */
 enum kwq_state {
@@ -137,6 +138,14 @@ struct kwq {
 
 	struct kwq_budget *budget;	/* constant; NULL: none */
 	size_t charged;			/* bytes charged to ->budget */
+	/*
+	 * Memory cgroup charging (Documentation/semantics.rst, "Contexts
+	 * and memory"), constant: __GFP_ACCOUNT for a queue that charges
+	 * the caller, else 0; the creator's memcg, which pays for the hash
+	 * table grown by the work item (NULL: none).
+	 */
+	gfp_t gfp_account;
+	struct mem_cgroup *memcg;
 
 	bool shutting_down;
 	unsigned long shutdown_seq;	/* bumped by every plain shutdown */

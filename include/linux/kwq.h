@@ -29,6 +29,13 @@
 /* Failure records kept for idle keys when the config says 0. */
 #define KWQ_DEFAULT_FAILURE_RECORDS	65536
 
+/*
+ * struct kwq_config flag: charge the queue's memory to memory cgroups (the
+ * caller's for each key, the creator's for the queue and its hash table)
+ * instead of to none. Documentation/semantics.rst, "Contexts and memory".
+ */
+#define KWQ_CONFIG_CHARGE_CALLER	0x1
+
 /* kwq_get() flag: never sleep, return -EAGAIN when nothing is ready. */
 #define KWQ_GET_NONBLOCK	0x1
 /* kwq_get() timeout meaning "wait until an item or shutdown". */
@@ -123,6 +130,15 @@ struct kwq_clock {
  *	queued (the oldest is forgotten first), 0 =
  *	KWQ_DEFAULT_FAILURE_RECORDS
  * @clock: time source, NULL = CLOCK_MONOTONIC and an hrtimer
+ * @flags: 0 or KWQ_CONFIG_CHARGE_CALLER, which memory cgroup pays for
+ *	the queue's memory. 0 (a kernel-owned queue): none; nothing stops
+ *	the queue's growth but @max_items and the memory of the system.
+ *	KWQ_CONFIG_CHARGE_CALLER (what /dev/kwq queues use): each key is
+ *	charged to the memcg of the task that adds it, so an add at that
+ *	cgroup's memory.max fails with -ENOMEM; the queue and its hash
+ *	table to the creator's memcg, which the queue pins until it is
+ *	freed. Any other bit is -EINVAL. Documentation/semantics.rst,
+ *	"Contexts and memory", gives the GFP flags of every allocation.
  */
 struct kwq_config {
 	u32 nr_limiters;
@@ -131,6 +147,7 @@ struct kwq_config {
 	u32 max_items;
 	u32 max_failure_records;
 	const struct kwq_clock *clock;
+	u32 flags;
 };
 
 /**
@@ -230,10 +247,14 @@ struct kwq_stats {
  * @cfg: configuration, NULL for all defaults; copied, need not outlive
  *	the call (the clock it points to must outlive the queue)
  *
+ * All defaults (a zeroed @cfg) make a kernel-owned queue, charged to no
+ * memory cgroup; see &struct kwq_config.flags.
+ *
  * Context: process context, may sleep.
  * Return: the queue, holding one reference for the caller that
- * kwq_destroy() drops; ERR_PTR(-EINVAL) for a bad name or configuration,
- * ERR_PTR(-EEXIST) if the name is taken, ERR_PTR(-ENOMEM).
+ * kwq_destroy() drops; ERR_PTR(-EINVAL) for a bad name or configuration
+ * (unknown @cfg->flags included), ERR_PTR(-EEXIST) if the name is taken,
+ * ERR_PTR(-ENOMEM).
  */
 struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
 
@@ -302,10 +323,11 @@ const char *kwq_name(const struct kwq *q);
  *
  * Ready key: no-op. Waiting key: becomes ready now, once. Processing
  * key: marked dirty and queued at the FIFO tail by kwq_done(). Otherwise
- * queued at the tail with priority 0. Nodes are allocated under the queue
- * lock with GFP_NOWAIT (no emergency reserves) and charged to the memory
- * cgroup of the calling task, so at that cgroup's memory.max an add fails
- * with -ENOMEM rather than reclaim.
+ * queued at the tail with priority 0. A new key's node is allocated under
+ * the queue lock without sleeping or reclaim (GFP_NOWAIT), charged to the
+ * calling task's memory cgroup if the queue was created with
+ * KWQ_CONFIG_CHARGE_CALLER (&struct kwq_config.flags): -ENOMEM when
+ * memory is short or that cgroup is at its memory.max.
  *
  * Context: any context that may take a spinlock_t (process, softirq,
  * hard interrupt handlers).
