@@ -248,6 +248,7 @@ static int budget_round(const char *name, unsigned int *n, int *e, long *len)
 static void per_user_bytes(void)
 {
 	char old[32] = "", name[KWQ_NAME_LEN], name2[KWQ_NAME_LEN], val[32];
+	char rootkey[200];
 	unsigned int n = 0, n2 = 0, got = 0;
 	int fd, e = -1, e2 = -1, r, bad;
 	long len = -1, len2 = -1;
@@ -274,13 +275,18 @@ static void per_user_bytes(void)
 	ktap_check(len == (long)n, "bytes_per_user_queue_intact",
 		   "len %ld of %u", len, n);
 
-	/* Root adds to the user's queue: the creator's budget counts. */
+	/*
+	 * Root adds to the user's queue: the creator's budget counts. The
+	 * key is as long as the child's, so it needs as big a node.
+	 */
+	memset(rootkey, '-', sizeof(rootkey));
+	memcpy(rootkey, "root", 4);
 	fd = kt_attach(name);
-	KT_ERR(kt_add(fd, "root-new-key"), EDQUOT, "bytes_charged_to_creator");
+	KT_ERR(kwq_add(fd, rootkey, 200), EDQUOT, "bytes_charged_to_creator");
 	bad = drain_check(fd, "b", n, &got);
 	ktap_check(!bad && got == n, "bytes_per_user_every_key_once",
 		   "bad %d got %u of %u", bad, got, n);
-	KT_OK(kt_add(fd, "root-new-key"), "bytes_released_by_done");
+	KT_OK(kwq_add(fd, rootkey, 200), "bytes_released_by_done");
 	kwq_destroy(fd, name);
 	close(fd);
 
