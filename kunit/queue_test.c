@@ -626,6 +626,65 @@ static void real_clock_delayed_key_becomes_ready(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
+/* A clock whose struct is const: its state lives behind ->priv. */
+struct kt_const_clock_state {
+	u64 now;
+	u64 deadline;
+	unsigned int arms;
+	unsigned int cancels;
+};
+
+static u64 kt_const_now(const struct kwq_clock *clock)
+{
+	const struct kt_const_clock_state *s = clock->priv;
+
+	return s->now;
+}
+
+static void kt_const_arm(const struct kwq_clock *clock, struct kwq *q,
+			 u64 deadline_ns)
+{
+	struct kt_const_clock_state *s = clock->priv;
+
+	s->deadline = deadline_ns;
+	s->arms++;
+}
+
+static void kt_const_cancel(const struct kwq_clock *clock, struct kwq *q)
+{
+	struct kt_const_clock_state *s = clock->priv;
+
+	s->cancels++;
+}
+
+static struct kt_const_clock_state kt_const_state;
+static const struct kwq_clock kt_const_clock = {
+	.now = kt_const_now,
+	.arm = kt_const_arm,
+	.cancel = kt_const_cancel,
+	.priv = &kt_const_state,
+};
+
+static void const_clock_reaches_its_state_through_priv(struct kunit *test)
+{
+	struct kwq_config cfg = { .clock = &kt_const_clock };
+	struct kwq *q;
+
+	kt_const_state = (struct kt_const_clock_state){ .now = KT_T0 };
+	q = kt_create(test, &cfg, NULL);
+	KUNIT_EXPECT_EQ(test, 0, kt_add_after(q, "a", 5 * MS));
+	KUNIT_EXPECT_EQ(test, 1U, kt_const_state.arms);
+	KUNIT_EXPECT_EQ(test, KT_T0 + 5 * MS, kt_const_state.deadline);
+	kt_const_state.now += 5 * MS;
+	kwq_clock_expired(q);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	/* The arming fired: nothing to cancel until destroy. */
+	KUNIT_EXPECT_EQ(test, 0U, kt_const_state.cancels);
+	kt_get_done(test, q, "a");
+	kt_destroy(test, q);
+	KUNIT_EXPECT_EQ(test, 1U, kt_const_state.cancels);
+}
+
 /* --- get: blocking, timeouts, shutdown --- */
 
 static void get_nonblocking_on_empty_is_eagain(struct kunit *test)
@@ -1355,10 +1414,45 @@ static void create_rejects_bad_configs(struct kunit *test)
 	cfg.max_wait_ns = U64_MAX;
 	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
 	cfg.max_wait_ns = 0;
+	cfg.flags = KWQ_CONFIG_CHARGE_CALLER << 1;
+	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
+	cfg.flags = U32_MAX;
+	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
+	cfg.flags = 0;
 	cfg.clock = &no_arm;
 	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-EINVAL), kwq_create("kt-bad", &cfg));
 	/* None of the failures left the name registered. */
 	KUNIT_EXPECT_PTR_EQ(test, ERR_PTR(-ENOENT), kwq_find("kt-bad"));
+}
+
+/*
+ * A queue that charges the caller, created and grown from a kernel
+ * thread (the KUnit runner: no task memcg, so the root's) works like any
+ * other: the grow work switches to the creator's memcg and back.
+ */
+static void charge_caller_queue_grows_and_works(struct kunit *test)
+{
+	struct kwq_config cfg = { .flags = KWQ_CONFIG_CHARGE_CALLER };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_item item;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, &i, sizeof(i)));
+		/* Let the resize work run now and then. */
+		if (i % 500 == 0)
+			usleep_range(5000, 10000);
+	}
+	usleep_range(5000, 10000);
+	for (i = 0; i < 2000; i++) {
+		KUNIT_ASSERT_EQ(test, 0, kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0,
+						 &item));
+		KUNIT_ASSERT_EQ(test, sizeof(i), item.len);
+		KUNIT_EXPECT_EQ(test, 0, memcmp(item.key, &i, sizeof(i)));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	}
+	kt_expect_empty(test, q);
 }
 
 static void create_duplicate_name_is_eexist(struct kunit *test)
@@ -1391,6 +1485,79 @@ static void find_holds_a_reference_past_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, kwq_add(f, "b", 1));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(f));
 	kwq_put(f);
+}
+
+/* A byte budget that tells when the queue charging it was freed. */
+struct kt_budget {
+	struct kwq_budget budget;
+	struct completion released;
+	long used_at_release;
+};
+
+static void kt_budget_release(struct kwq_budget *b)
+{
+	struct kt_budget *tb = container_of(b, struct kt_budget, budget);
+
+	tb->used_at_release = atomic_long_read(&b->used);
+	complete(&tb->released);
+}
+
+static void last_put_from_atomic_context_frees_later(struct kunit *test)
+{
+	static DEFINE_SPINLOCK(lock);
+	struct kt_budget *tb = kunit_kzalloc(test, sizeof(*tb), GFP_KERNEL);
+	unsigned long flags;
+	struct kwq *q;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+	tb->budget.limit = ULONG_MAX;
+	refcount_set(&tb->budget.ref, 1);
+	tb->budget.release = kt_budget_release;
+	init_completion(&tb->released);
+	q = kwq_create_anon("kt-atomic-put", NULL, &tb->budget);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	/* The queue's reference keeps the budget; drop ours. */
+	kwq_budget_put(&tb->budget);
+	/* Keys to free with the queue, and a hash table that grows. */
+	for (i = 0; i < 1000; i++)
+		KUNIT_EXPECT_EQ(test, 0, kwq_add(q, &i, sizeof(i)));
+	kwq_get_ref(q);
+	kwq_destroy(q);
+	KUNIT_EXPECT_FALSE(test, completion_done(&tb->released));
+
+	/*
+	 * The last reference, dropped under a spinlock with interrupts off:
+	 * with CONFIG_DEBUG_ATOMIC_SLEEP any sleep in it would splat.
+	 */
+	spin_lock_irqsave(&lock, flags);
+	kwq_put(q);
+	spin_unlock_irqrestore(&lock, flags);
+
+	/* Freed by the work item: the budget got every byte back. */
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&tb->released,
+							  10 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, 0L, tb->used_at_release);
+}
+
+static void last_put_in_destroy_frees_at_once(struct kunit *test)
+{
+	struct kt_budget *tb = kunit_kzalloc(test, sizeof(*tb), GFP_KERNEL);
+	struct kwq *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+	tb->budget.limit = ULONG_MAX;
+	refcount_set(&tb->budget.ref, 1);
+	tb->budget.release = kt_budget_release;
+	init_completion(&tb->released);
+	q = kwq_create_anon("kt-destroy-put", NULL, &tb->budget);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	kwq_budget_put(&tb->budget);
+	KUNIT_EXPECT_EQ(test, 0, kwq_add(q, "a", 1));
+	kwq_destroy(q);
+	/* No waiting: kwq_destroy() freed the queue before it returned. */
+	KUNIT_EXPECT_TRUE(test, completion_done(&tb->released));
+	KUNIT_EXPECT_EQ(test, 0L, tb->used_at_release);
 }
 
 static void destroy_with_armed_timer_and_blocked_getter(struct kunit *test)
@@ -1544,6 +1711,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(timer_rearmed_only_when_earliest_deadline_changes),
 	KUNIT_CASE(expiry_without_due_keys_changes_nothing),
 	KUNIT_CASE(real_clock_delayed_key_becomes_ready),
+	KUNIT_CASE(const_clock_reaches_its_state_through_priv),
 	KUNIT_CASE(get_nonblocking_on_empty_is_eagain),
 	KUNIT_CASE(get_timeout_expires_with_etimedout),
 	KUNIT_CASE(blocked_get_wakes_on_add),
@@ -1578,8 +1746,11 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(invalid_arguments_are_einval),
 	KUNIT_CASE(create_rejects_bad_names),
 	KUNIT_CASE(create_rejects_bad_configs),
+	KUNIT_CASE(charge_caller_queue_grows_and_works),
 	KUNIT_CASE(create_duplicate_name_is_eexist),
 	KUNIT_CASE(find_holds_a_reference_past_destroy),
+	KUNIT_CASE(last_put_from_atomic_context_frees_later),
+	KUNIT_CASE(last_put_in_destroy_frees_at_once),
 	KUNIT_CASE(destroy_with_armed_timer_and_blocked_getter),
 	KUNIT_CASE(stats_snapshot_counts_everything),
 	KUNIT_CASE(api_is_usable_from_softirq_timer),

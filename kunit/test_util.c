@@ -14,7 +14,7 @@
 
 static u64 kt_now(const struct kwq_clock *clock)
 {
-	const struct kt_clock *c = container_of(clock, struct kt_clock, base);
+	const struct kt_clock *c = clock->priv;
 
 	return READ_ONCE(c->now);
 }
@@ -22,7 +22,7 @@ static u64 kt_now(const struct kwq_clock *clock)
 static void kt_arm(const struct kwq_clock *clock, struct kwq *q,
 		   u64 deadline_ns)
 {
-	struct kt_clock *c = container_of(clock, struct kt_clock, base);
+	struct kt_clock *c = clock->priv;
 
 	c->q = q;
 	c->deadline = deadline_ns;
@@ -32,7 +32,7 @@ static void kt_arm(const struct kwq_clock *clock, struct kwq *q,
 
 static void kt_cancel(const struct kwq_clock *clock, struct kwq *q)
 {
-	struct kt_clock *c = container_of(clock, struct kt_clock, base);
+	struct kt_clock *c = clock->priv;
 
 	c->armed = false;
 	c->cancels++;
@@ -70,6 +70,7 @@ struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
 		c->base.now = kt_now;
 		c->base.arm = kt_arm;
 		c->base.cancel = kt_cancel;
+		c->base.priv = c;
 		c->now = KT_T0;
 		cfg->clock = &c->base;
 		*clock = c;

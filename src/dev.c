@@ -360,11 +360,16 @@ static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp)
 	return ret;
 }
 
-/* Never under kwq_uq_lock: the last put may free the queue. */
+/*
+ * Never under kwq_uq_lock: the last put may free the queue. Process
+ * context. The queue's bytes go back to its creator's budget before this
+ * returns (kwq_put_sync), so a DESTROY or a close that drops the last
+ * reference makes room for the next CREATE at once.
+ */
 static void kwq_uq_put(struct kwq_uq *uq)
 {
 	if (refcount_dec_and_test(&uq->ref)) {
-		kwq_put(uq->q);
+		kwq_put_sync(uq->q);
 		kfree(uq);
 	}
 }
@@ -514,6 +519,8 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 		return ret;
 	cfg.max_wait_ns = a.max_wait_ns;
 	cfg.max_items = a.max_items ?: max_items_per_queue;
+	/* Keys to the adding task's memcg, the queue to its creator's. */
+	cfg.flags = KWQ_CONFIG_CHARGE_CALLER;
 
 	uq = kzalloc(sizeof(*uq), GFP_KERNEL_ACCOUNT);
 	if (!uq)

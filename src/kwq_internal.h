@@ -42,6 +42,12 @@ struct kwq;
 struct kwq_key;
 int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  void *owner, unsigned int *done);
+/*
+ * kwq_put() that frees the queue before it returns if it dropped the last
+ * reference (kwq_put() leaves that to a work item), so the memory and the
+ * budget's bytes are back when it returns. Process context, may sleep.
+ */
+void kwq_put_sync(struct kwq *q);
 struct kwq_item;
 struct kwq;
 

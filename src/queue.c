@@ -36,7 +36,8 @@
  *    is not constant after creation: the hash table, both trees, the
  *    lists, counters and limiter state. Any context that may take a
  *    spinlock_t may take it. Nothing sleeps under it; nodes are
- *    allocated under it with GFP_NOWAIT.
+ *    allocated under it with GFP_NOWAIT (what is charged to whom:
+ *    Documentation/semantics.rst, "Contexts and memory").
  *  - The clock's arm/cancel are called under q->lock; the expiry path
  *    (kwq_clock_expired) takes q->lock itself. The real clock's hrtimer
  *    is only waited for (hrtimer_cancel) without q->lock held.
@@ -44,10 +45,13 @@
  *
  * Lifetime: a queue is reference counted. kwq_create() returns the
  * creator's reference, kwq_find() and kwq_get_ref() take more, a blocked
- * kwq_get() or kwq_shutdown_drain() holds one while it sleeps. The
- * memory is freed by the last kwq_put(); kwq_destroy() unregisters the
- * name, unpublishes the queue (dev.c), shuts it down, stops its timer and
- * drops the creator's reference.
+ * kwq_get() or kwq_shutdown_drain() holds one while it sleeps.
+ * kwq_destroy() unregisters the name, unpublishes the queue (dev.c),
+ * shuts it down, stops its timer and drops the creator's reference.
+ * Freeing waits for the timer and the resize work, so it needs process
+ * context: the last kwq_put() (any context) hands the queue to
+ * kwq_free_work; kwq_destroy() and kwq_put_sync(), which may sleep, free
+ * it at once.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -57,12 +61,15 @@
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kwq.h>
+#include <linux/llist.h>
+#include <linux/memcontrol.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -222,6 +229,7 @@ static void kwq_grow_work(struct work_struct *work)
 	struct kwq *q = container_of(work, struct kwq, grow_work);
 	unsigned long i, end, size;
 	struct kwq_node **new, **old;
+	struct mem_cgroup *old_memcg;
 	unsigned int bits;
 	struct kwq_node *n;
 
@@ -240,7 +248,14 @@ static void kwq_grow_work(struct work_struct *work)
 	}
 	spin_unlock_irq(&q->lock);
 
-	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL);
+	/*
+	 * A bigger table is optional: never OOM-kill for it. A queue that
+	 * charges the caller charges the table to its creator's memcg.
+	 */
+	old_memcg = set_active_memcg(q->memcg);
+	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL | q->gfp_account |
+		       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	set_active_memcg(old_memcg);
 
 	spin_lock_irq(&q->lock);
 	if (!new) {
@@ -344,12 +359,11 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 		*spare = NULL;
 	} else {
 		/*
-		 * Under q->lock, possibly in hard interrupt context. Not
-		 * GFP_ATOMIC: its __GFP_HIGH lets the memcg charge exceed
-		 * memory.max, so a container could queue keys past its
-		 * limit. GFP_NOWAIT fails with ENOMEM at the limit instead.
+		 * Under q->lock, possibly in hard interrupt context; charged
+		 * to the caller's memcg if the queue says so. Not GFP_ATOMIC:
+		 * its __GFP_HIGH would let a charge exceed memory.max.
 		 */
-		n = kwq_node_prealloc(len, GFP_NOWAIT);
+		n = kwq_node_prealloc(len, GFP_NOWAIT | q->gfp_account);
 	}
 	if (!n) {
 		kwq_uncharge(q, kmem_cache_size(cache));
@@ -943,6 +957,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 	unsigned int i, n, k = 0;
 	unsigned long flags;
 	u64 *delay;
+	gfp_t gfp;
 	int ret = 0;
 
 	if (done)
@@ -953,13 +968,14 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		return -EINVAL;
 	a.after_ns = opts->after_ns;
 	a.limited = opts->flags & KWQ_BATCH_RATE_LIMITED;
+	/* The queue decides whom its nodes are charged to, not the caller. */
+	gfp = ((opts->gfp & ~__GFP_ACCOUNT) ?: GFP_NOWAIT) | q->gfp_account;
 	while (k < nr && !ret) {
 		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
 		/* Hash and allocate outside the lock; free leftovers after. */
 		for (i = 0; i < n; i++) {
 			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
-			spare[i] = kwq_node_prealloc(keys[k + i].len,
-						     opts->gfp ?: GFP_NOWAIT);
+			spare[i] = kwq_node_prealloc(keys[k + i].len, gfp);
 		}
 		spin_lock_irqsave(&q->lock, flags);
 		a.now = kwq_now(q);
@@ -1655,6 +1671,7 @@ static struct kwq *kwq_registry_find(const char *name)
 	return NULL;
 }
 
+/* Process context: waits for the timer callback and the resize work. */
 static void kwq_free(struct kwq *q)
 {
 	struct kwq_node *n;
@@ -1670,6 +1687,7 @@ static void kwq_free(struct kwq *q)
 	kvfree(q->hash);
 	kwq_budget_uncharge(q->budget, NULL, q->charged);
 	kwq_budget_put(q->budget);
+	mem_cgroup_put(q->memcg);
 	kfree(q);
 }
 
@@ -1685,6 +1703,7 @@ static struct kwq *kwq_create_common(const char *name,
 {
 	static const struct kwq_config defaults;
 	const struct kwq_clock *clock;
+	gfp_t account;
 	struct kwq *q;
 	int ret;
 
@@ -1692,15 +1711,22 @@ static struct kwq *kwq_create_common(const char *name,
 		return ERR_PTR(-EINVAL);
 	if (!cfg)
 		cfg = &defaults;
+	if (cfg->flags & ~KWQ_CONFIG_CHARGE_CALLER)
+		return ERR_PTR(-EINVAL);
 	clock = cfg->clock ?: &kwq_real_clock;
 	if (!clock->now || !clock->arm || !clock->cancel)
 		return ERR_PTR(-EINVAL);
 	might_sleep();
 
-	/* Charged to the creator's memcg, like the nodes (SLAB_ACCOUNT). */
-	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	/* Charging the caller: the queue and its table go to the creator. */
+	account = cfg->flags & KWQ_CONFIG_CHARGE_CALLER ? __GFP_ACCOUNT : 0;
+	q = kzalloc(sizeof(*q), GFP_KERNEL | account);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
+	q->gfp_account = account;
+	/* The grow work charges this memcg; NULL without memcg. */
+	if (account)
+		q->memcg = get_mem_cgroup_from_mm(current->mm);
 	spin_lock_init(&q->lock);
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
@@ -1743,7 +1769,7 @@ static struct kwq *kwq_create_common(const char *name,
 	if (!kwq_charge(q, kwq_table_bytes(q->hash_bits)))
 		goto err_free;
 	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash),
-			   GFP_KERNEL_ACCOUNT);
+			   GFP_KERNEL | account);
 	if (!q->hash) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -1767,6 +1793,7 @@ err_free:
 	kwq_budget_uncharge(budget, NULL, q->charged);
 	/* Not the last reference: the caller holds one. */
 	kwq_budget_put(budget);
+	mem_cgroup_put(q->memcg);
 	kvfree(q->hash);
 	kfree(q);
 	return ERR_PTR(ret);
@@ -1830,7 +1857,7 @@ void kwq_destroy(struct kwq *q)
 	q->timer_deadline = KWQ_NO_DEADLINE;
 	spin_unlock_irqrestore(&q->lock, flags);
 	hrtimer_cancel(&q->timer);
-	kwq_put(q);
+	kwq_put_sync(q);
 }
 EXPORT_SYMBOL_GPL(kwq_destroy);
 
@@ -1855,12 +1882,40 @@ void kwq_get_ref(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_get_ref);
 
+/*
+ * Queues whose last reference was dropped where sleeping is not allowed,
+ * freed by kwq_free_work; kwq_core_exit() waits for it.
+ */
+static LLIST_HEAD(kwq_free_list);
+
+static void kwq_free_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&kwq_free_list);
+	struct kwq *q, *tmp;
+
+	llist_for_each_entry_safe(q, tmp, list, free_node)
+		kwq_free(q);
+}
+
+static DECLARE_WORK(kwq_free_work, kwq_free_fn);
+
 void kwq_put(struct kwq *q)
 {
+	if (!q || !refcount_dec_and_test(&q->ref))
+		return;
+	/* The first queue on the list schedules the work (delayed_fput). */
+	if (llist_add(&q->free_node, &kwq_free_list))
+		schedule_work(&kwq_free_work);
+}
+EXPORT_SYMBOL_GPL(kwq_put);
+
+/* For dev.c: see kwq_internal.h. */
+void kwq_put_sync(struct kwq *q)
+{
+	might_sleep();
 	if (q && refcount_dec_and_test(&q->ref))
 		kwq_free(q);
 }
-EXPORT_SYMBOL_GPL(kwq_put);
 
 const char *kwq_name(const struct kwq *q)
 {
@@ -1882,12 +1937,13 @@ int kwq_core_init(void)
 
 		/*
 		 * Keys are copied to userspace straight from the node:
-		 * whitelist the key bytes for hardened usercopy. SLAB_ACCOUNT
-		 * charges nodes to the memory cgroup of the task that adds.
+		 * whitelist the key bytes for hardened usercopy. No
+		 * SLAB_ACCOUNT: a queue that charges the caller passes
+		 * __GFP_ACCOUNT per allocation.
 		 */
 		kwq_node_caches[i] =
-			kmem_cache_create_usercopy(names[i], key + len, 0,
-						   SLAB_ACCOUNT, key, len, NULL);
+			kmem_cache_create_usercopy(names[i], key + len, 0, 0,
+						   key, len, NULL);
 		if (!kwq_node_caches[i]) {
 			while (i--)
 				kmem_cache_destroy(kwq_node_caches[i]);
@@ -1903,6 +1959,8 @@ void kwq_core_exit(void)
 	unsigned int i;
 
 	WARN_ON(!list_empty(&kwq_registry));
+	/* Queues put last from atomic context; freeing queues no others. */
+	flush_work(&kwq_free_work);
 	kwq_debugfs_exit();
 	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++)
 		kmem_cache_destroy(kwq_node_caches[i]);

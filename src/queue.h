@@ -9,6 +9,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kwq.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
@@ -18,6 +19,7 @@
 
 struct dentry;
 struct kwq_budget;
+struct mem_cgroup;
 
 /* Where a key is. */
 enum kwq_state {
@@ -110,6 +112,7 @@ struct kwq_limiter {
 struct kwq {
 	spinlock_t lock;		/* everything below unless noted */
 	refcount_t ref;
+	struct llist_node free_node;	/* kwq_free_list, once ref is 0 */
 	struct list_head registry;	/* kwq_registry, under its mutex */
 	char name[KWQ_NAME_MAX + 1];	/* constant */
 
@@ -154,6 +157,14 @@ struct kwq {
 
 	struct kwq_budget *budget;	/* constant; NULL: none */
 	size_t charged;			/* bytes charged to ->budget */
+	/*
+	 * Memory cgroup charging (Documentation/semantics.rst, "Contexts
+	 * and memory"), constant: __GFP_ACCOUNT for a queue that charges
+	 * the caller, else 0; the creator's memcg, which pays for the hash
+	 * table grown by the work item (NULL: none).
+	 */
+	gfp_t gfp_account;
+	struct mem_cgroup *memcg;
 
 	bool shutting_down;
 	unsigned long shutdown_seq;	/* bumped by every plain shutdown */

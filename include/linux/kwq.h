@@ -30,6 +30,13 @@
 /* Failure records kept for idle keys when the config says 0. */
 #define KWQ_DEFAULT_FAILURE_RECORDS	65536
 
+/*
+ * struct kwq_config flag: charge the queue's memory to memory cgroups (the
+ * caller's for each key, the creator's for the queue and its hash table)
+ * instead of to none. Documentation/semantics.rst, "Contexts and memory".
+ */
+#define KWQ_CONFIG_CHARGE_CALLER	0x1
+
 /* kwq_get() flag: never sleep, return -EAGAIN when nothing is ready. */
 #define KWQ_GET_NONBLOCK	0x1
 /* kwq_get() timeout meaning "wait until an item or shutdown". */
@@ -96,6 +103,10 @@ struct kwq_limiter_config {
  *	kwq_clock_expired() that already started may still run; once
  *	kwq_destroy() has called @cancel the clock must not call
  *	kwq_clock_expired() for @q any more.
+ * @priv: the clock's own data, never touched by kwq. The callbacks get
+ *	the clock as a const pointer (kwq only reads it); @priv is how they
+ *	reach state they change, such as a fake clock's time or the queue
+ *	it is armed for, without casting the const away.
  *
  * A queue created with a NULL clock uses CLOCK_MONOTONIC and one hrtimer.
  * Tests pass their own clock to step time deterministically.
@@ -105,6 +116,7 @@ struct kwq_clock {
 	void (*arm)(const struct kwq_clock *clock, struct kwq *q,
 		    u64 deadline_ns);
 	void (*cancel)(const struct kwq_clock *clock, struct kwq *q);
+	void *priv;
 };
 
 /**
@@ -120,6 +132,15 @@ struct kwq_clock {
  *	queued (the oldest is forgotten first), 0 =
  *	KWQ_DEFAULT_FAILURE_RECORDS
  * @clock: time source, NULL = CLOCK_MONOTONIC and an hrtimer
+ * @flags: 0 or KWQ_CONFIG_CHARGE_CALLER, which memory cgroup pays for
+ *	the queue's memory. 0 (a kernel-owned queue): none; nothing stops
+ *	the queue's growth but @max_items and the memory of the system.
+ *	KWQ_CONFIG_CHARGE_CALLER (what /dev/kwq queues use): each key is
+ *	charged to the memcg of the task that adds it, so an add at that
+ *	cgroup's memory.max fails with -ENOMEM; the queue and its hash
+ *	table to the creator's memcg, which the queue pins until it is
+ *	freed. Any other bit is -EINVAL. Documentation/semantics.rst,
+ *	"Contexts and memory", gives the GFP flags of every allocation.
  */
 struct kwq_config {
 	u32 nr_limiters;
@@ -128,6 +149,7 @@ struct kwq_config {
 	u32 max_items;
 	u32 max_failure_records;
 	const struct kwq_clock *clock;
+	u32 flags;
 };
 
 /**
@@ -233,11 +255,14 @@ struct kwq_stats {
  * queue's name and are never found by kwq_find(). Userspace sees a kernel
  * queue only once it is published with kwq_publish().
  *
+ * All defaults (a zeroed @cfg) make a kernel-owned queue, charged to no
+ * memory cgroup; see &struct kwq_config.flags.
+ *
  * Context: process context, may sleep.
  * Return: the queue, holding one reference for the caller that
- * kwq_destroy() drops; ERR_PTR(-EINVAL) for a bad name or configuration,
- * ERR_PTR(-EEXIST) if another kernel queue has the name,
- * ERR_PTR(-ENOMEM).
+ * kwq_destroy() drops; ERR_PTR(-EINVAL) for a bad name or configuration
+ * (unknown @cfg->flags included), ERR_PTR(-EEXIST) if another kernel queue
+ * has the name, ERR_PTR(-ENOMEM).
  */
 struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
 
@@ -249,9 +274,10 @@ struct kwq *kwq_create(const char *name, const struct kwq_config *cfg);
  * as kwq_shutdown() does (blocked
  * getters wake up with -ESHUTDOWN, delayed keys are dropped, a drain in
  * progress ends with -ECANCELED), stops the timer and drops the creator's
- * reference. The memory goes once the last reference is dropped; keys
- * still queued or processing are freed with it. The caller must not use
- * its pointer afterwards unless it holds another reference.
+ * reference. The memory goes once the last reference is dropped (here,
+ * if it was the last one); keys still queued or processing are freed with
+ * it. The caller must not use its pointer afterwards unless it holds
+ * another reference.
  *
  * Context: process context, may sleep.
  */
@@ -341,8 +367,12 @@ void kwq_get_ref(struct kwq *q);
  * kwq_put() - drop a reference; the last one frees the queue
  * @q: queue, or NULL
  *
- * Context: process context, may sleep (the last put waits for the timer
- * and the hash resize work).
+ * Never sleeps. Freeing waits for the queue's timer and hash resize work,
+ * so the last put leaves it to a work item: the memory (and the keys
+ * still in the queue) goes shortly after, and before kwq.ko can unload.
+ *
+ * Context: any context but NMI: hard interrupt handlers, softirqs,
+ * with interrupts off or spinlocks held.
  */
 void kwq_put(struct kwq *q);
 
@@ -363,10 +393,11 @@ const char *kwq_name(const struct kwq *q);
  *
  * Ready key: no-op. Waiting key: becomes ready now, once. Processing
  * key: marked dirty and queued at the FIFO tail by kwq_done(). Otherwise
- * queued at the tail with priority 0. Nodes are allocated under the queue
- * lock with GFP_NOWAIT (no emergency reserves) and charged to the memory
- * cgroup of the calling task, so at that cgroup's memory.max an add fails
- * with -ENOMEM rather than reclaim.
+ * queued at the tail with priority 0. A new key's node is allocated under
+ * the queue lock without sleeping or reclaim (GFP_NOWAIT), charged to the
+ * calling task's memory cgroup if the queue was created with
+ * KWQ_CONFIG_CHARGE_CALLER (&struct kwq_config.flags): -ENOMEM when
+ * memory is short or that cgroup is at its memory.max.
  *
  * Context: any context that may take a spinlock_t (process, softirq,
  * hard interrupt handlers).

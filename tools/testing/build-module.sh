@@ -1,8 +1,9 @@
 #!/bin/bash
-# Build kwq.ko (where the kernel has KUnit, kwq_test.ko; and the example
-# consumer kwq_example.ko) against one
-# kernel tree, in a private copy of the sources so builds against several
-# kernels never share objects. W=1; any compiler warning fails the build.
+# Build kwq.ko (where the kernel has KUnit, kwq_test.ko; the example
+# consumer kwq_example.ko; and the memcg test module kwq_memcg_test.ko)
+# against one kernel tree, in a private copy of the sources so builds
+# against several kernels never share objects. W=1; any compiler warning
+# fails the build.
 #
 # usage: build-module.sh KDIR OUTDIR [MAKE-ARGS...]
 # leaves the .ko files and build.log in OUTDIR.
@@ -40,4 +41,17 @@ fi
 if grep -E '(warning|error):' "$out/build.log" >&2; then
 	die "module build against $kdir has warnings (log: $out/build.log)"
 fi
-find "$out/src" "$out/example" -name '*.ko' -exec cp {} "$out/" \;
+# The memcg test module (userspace/tests/memcg_test.c loads it), likewise.
+rm -rf "$out/memcg"
+mkdir -p "$out/memcg/tools/testing"
+cp -r "$KWQ_ROOT/tools/testing/memcg" "$out/memcg/tools/testing/"
+ln -s "$out/src/include" "$out/memcg/include"
+if ! make -C "$kdir" M="$out/memcg/tools/testing/memcg" W=1 "$@" \
+	KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" modules >>"$out/build.log" 2>&1; then
+	grep -E 'error|warning' "$out/build.log" | head -20 >&2
+	die "memcg test module build against $kdir failed (log: $out/build.log)"
+fi
+if grep -E '(warning|error):' "$out/build.log" >&2; then
+	die "module build against $kdir has warnings (log: $out/build.log)"
+fi
+find "$out/src" "$out/example" "$out/memcg" -name '*.ko' -exec cp {} "$out/" \;

@@ -122,8 +122,8 @@ if [[ " $sections " == *" static "* ]]; then
 		run_check "checkpatch ${f#"$KWQ_ROOT"/}" perl "$srcdir/scripts/checkpatch.pl" \
 			--strict --no-tree --quiet --show-types $ignore -f "$f"
 	done < <(find "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" \
-		"$KWQ_ROOT/tools/testing/selftest" "$KWQ_ROOT/tools/example" \
-		-name '*.[ch]' | sort)
+		"$KWQ_ROOT/tools/testing/selftest" "$KWQ_ROOT/tools/testing/memcg" \
+		"$KWQ_ROOT/tools/example" -name '*.[ch]' | sort)
 fi
 
 if [[ " $sections " == *" static "* ]]; then
@@ -156,7 +156,9 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 		vm_run debug "$kdebug/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug" 600 \
 			"$KWQ_OUT/mod-debug/kwq.ko=/kwq/kwq.ko" \
 			"$KWQ_OUT/mod-debug/kwq_test.ko=/kwq/kwq_test.ko" \
-			"$KWQ_OUT/mod-debug/kwq_example.ko=/kwq/kwq_example.ko" "${user_files[@]}"
+			"$KWQ_OUT/mod-debug/kwq_example.ko=/kwq/kwq_example.ko" \
+			"$KWQ_OUT/mod-debug/kwq_memcg_test.ko=/kwq/kwq_memcg_test.ko" \
+			"${user_files[@]}"
 	fi
 fi
 
@@ -179,7 +181,9 @@ if [[ " $sections " == *" kcsan "* ]]; then
 			"$KWQ_OUT/plan-kcsan" 1500 \
 			"$KWQ_OUT/mod-kcsan/kwq.ko=/kwq/kwq.ko" \
 			"$KWQ_OUT/mod-kcsan/kwq_test.ko=/kwq/kwq_test.ko" \
-			"$KWQ_OUT/mod-kcsan/kwq_example.ko=/kwq/kwq_example.ko" "${user_files[@]}"
+			"$KWQ_OUT/mod-kcsan/kwq_example.ko=/kwq/kwq_example.ko" \
+			"$KWQ_OUT/mod-kcsan/kwq_memcg_test.ko=/kwq/kwq_memcg_test.ko" \
+			"${user_files[@]}"
 	fi
 fi
 
@@ -218,7 +222,9 @@ if [[ " $sections " == *" stock "* ]]; then
 		plan no >"$KWQ_OUT/plan-$v"
 		vm_run "stock-$v" "$image" "$KWQ_OUT/plan-$v" 600 \
 			"$KWQ_OUT/mod-$v/kwq.ko=/kwq/kwq.ko" \
-			"$example=/kwq/kwq_example.ko" "${user_files[@]}"
+			"$example=/kwq/kwq_example.ko" \
+			"$KWQ_OUT/mod-$v/kwq_memcg_test.ko=/kwq/kwq_memcg_test.ko" \
+			"${user_files[@]}"
 	done
 fi
 

@@ -6,8 +6,9 @@
  *  - bytes per user (module parameter max_bytes_per_user), charged to the
  *    queue's creator whoever adds: EDQUOT, released when keys leave and
  *    when the queue is destroyed after its creator exited;
- *  - a memory cgroup's memory.max (the nodes are SLAB_ACCOUNT): ENOMEM,
- *    every key accepted before it is still there exactly once.
+ *  - a memory cgroup's memory.max (/dev/kwq queues charge the adding
+ *    task's memcg): ENOMEM, every key accepted before it is still there
+ *    exactly once.
  * Runs as root; the per-user and memcg parts run in children.
  */
 #include "kwqtest.h"
