@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * src/metrics.c is not built: debugfs has no place in the benchmark. Its
- * entry points, with the prototypes src/queue.h gives them, do nothing.
+ * entry points, with the prototypes src/queue.h and src/kwq_internal.h
+ * give them, do nothing.
  */
+#include "kwq_internal.h"
 #include "queue.h"
 
 void kwq_debugfs_init(void)
@@ -13,10 +15,20 @@ void kwq_debugfs_exit(void)
 {
 }
 
-void kwq_debugfs_add(struct kwq *q)
+struct dentry *kwq_debugfs_dir(const char *name)
+{
+	return NULL;
+}
+
+void kwq_debugfs_add(struct kwq *q, struct dentry *parent)
 {
 }
 
 void kwq_debugfs_remove(struct kwq *q)
+{
+}
+
+/* src/dev.c is not built either: nothing is ever published. */
+void kwq_unpublish(struct kwq *q)
 {
 }

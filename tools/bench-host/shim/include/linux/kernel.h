@@ -42,7 +42,7 @@
 #define might_sleep()		do { } while (0)
 #define might_sleep_if(c)	do { } while (0)
 #define might_fault()		do { } while (0)
-#define cond_resched()		0
+#define cond_resched()		do { } while (0)
 #define cpu_relax()		barrier()
 
 #define PAGE_SHIFT		12

@@ -7,7 +7,9 @@
 #define _HOSTBENCH_SCHED_H
 #include <linux/kernel.h>
 
+struct mm_struct;
 struct task_struct {
+	struct mm_struct *mm;
 	int pid;
 	char comm[16];
 };

@@ -34,6 +34,8 @@ extern struct workqueue_struct *system_long_wq;
 	(w)->func = (f);						\
 	(w)->pending = false;						\
 } while (0)
+#define __WORK_INITIALIZER(n, f)	{ LIST_HEAD_INIT((n).entry), (f), false }
+#define DECLARE_WORK(n, f)		struct work_struct n = __WORK_INITIALIZER(n, f)
 #define INIT_DELAYED_WORK(dw, f)	INIT_WORK(&(dw)->work, f)
 #define to_delayed_work(w)		container_of(w, struct delayed_work, work)
 
