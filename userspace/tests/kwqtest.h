@@ -213,4 +213,41 @@ static inline int kt_wait(pid_t pid)
 	return 128 + WTERMSIG(st);
 }
 
+/* Write @s to the file @path: 0, or -1 with errno set. */
+static inline int kt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok, e;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	e = errno;
+	close(fd);
+	errno = e;
+	return ok ? 0 : -1;
+}
+
+/*
+ * The number in the file @path, or with @field the number after the
+ * first "@field " in it (cgroup key-value files); -1 if none.
+ */
+static inline long kt_read_num(const char *path, const char *field)
+{
+	char buf[4096], *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!field)
+		return atol(buf);
+	p = strstr(buf, field);
+	return p ? atol(p + strlen(field) + 1) : -1;
+}
+
 #endif /* KWQ_KWQTEST_H */

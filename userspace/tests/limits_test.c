@@ -23,36 +23,6 @@
 #define CG	"/sys/fs/cgroup"
 #define CGK	CG "/kwq-limits"
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static long read_num(const char *path, const char *field)
-{
-	char buf[4096], *p;
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (!field)
-		return atol(buf);
-	p = strstr(buf, field);
-	return p ? atol(p + strlen(field) + 1) : -1;
-}
-
 /* Take every ready key: each must be "<prefix><i>", i < n, seen once. */
 static int drain_check(int fd, const char *prefix, unsigned int n, unsigned int *got)
 {
@@ -165,7 +135,7 @@ static void per_user(void)
 	}
 	r = read(fd, old, sizeof(old) - 1);
 	close(fd);
-	if (r <= 0 || write_file(PARAM, "3") < 0 || pipe(p) < 0)
+	if (r <= 0 || kt_write_file(PARAM, "3") < 0 || pipe(p) < 0)
 		exit(1);
 	pid = fork();
 	if (pid == 0)
@@ -173,7 +143,7 @@ static void per_user(void)
 	close(p[1]);
 	r = read(p[0], line, sizeof(line) - 1);
 	kt_wait(pid);
-	write_file(PARAM, old);
+	kt_write_file(PARAM, old);
 	if (r > 0)
 		sscanf(line, "%d %d %d", &n, &e, &again);
 	ktap_check(n == 3 && e == EDQUOT, "per_user_limit_edquot",
@@ -260,7 +230,7 @@ static void per_user_bytes(void)
 	}
 	close(fd);
 	snprintf(val, sizeof(val), "%d", BUDGET);
-	if (write_file(BPARAM, val) < 0) {
+	if (kt_write_file(BPARAM, val) < 0) {
 		printf("    # cannot write " BPARAM "\n");
 		exit(1);
 	}
@@ -299,7 +269,7 @@ static void per_user_bytes(void)
 	fd = kt_attach(name2);
 	kwq_destroy(fd, name2);
 	close(fd);
-	write_file(BPARAM, old);
+	kt_write_file(BPARAM, old);
 }
 
 /*
@@ -322,7 +292,7 @@ static void memcg_child(const char *name, int pipe_w)
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	/* opened now: at the limit an open() would invoke the memcg OOM killer */
 	root = open(CG "/cgroup.procs", O_WRONLY);
-	if (root < 0 || write_file(CGK "/cgroup.procs", pid) < 0)
+	if (root < 0 || kt_write_file(CGK "/cgroup.procs", pid) < 0)
 		_exit(10);
 	while (n < 2000000) {
 		kwq_recbuf_reset(&rb);
@@ -368,9 +338,9 @@ static void memcg(void)
 			ktap_skip(names[i], "no cgroup2");
 		return;
 	}
-	write_file(CG "/cgroup.subtree_control", "+memory");
+	kt_write_file(CG "/cgroup.subtree_control", "+memory");
 	rmdir(CGK);
-	if (mkdir(CGK, 0755) < 0 || write_file(CGK "/memory.max", "16M") < 0) {
+	if (mkdir(CGK, 0755) < 0 || kt_write_file(CGK "/memory.max", "16M") < 0) {
 		for (i = 0; i < 4; i++)
 			ktap_skip(names[i], "no memory controller");
 		return;
@@ -385,8 +355,8 @@ static void memcg(void)
 	r = read(p[0], line, sizeof(line) - 1);
 	if (r > 0)
 		sscanf(line, "%u %d", &n, &e);
-	max_ev = read_num(CGK "/memory.events", "max");
-	cur = read_num(CGK "/memory.peak", NULL);
+	max_ev = kt_read_num(CGK "/memory.events", "max");
+	cur = kt_read_num(CGK "/memory.peak", NULL);
 	printf("    # memcg: %u keys accepted, then %s; memory.events max %ld, peak %ld\n",
 	       n, kt_ename(e), max_ev, cur);
 	ktap_check(n > 0 && e == ENOMEM, "memcg_limit_enomem",

@@ -46,36 +46,6 @@ static const char *const names[] = {
 
 #define NR_CASES	((int)(sizeof(names) / sizeof(names[0])))
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static long read_num(const char *path, const char *field)
-{
-	char buf[4096], *p;
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (!field)
-		return atol(buf);
-	p = strstr(buf, field);
-	return p ? atol(p + strlen(field) + 1) : -1;
-}
-
 /* Read a number through an fd opened earlier (no allocation at the limit). */
 static long pread_num(int fd)
 {
@@ -142,7 +112,7 @@ static void child(int kfd, int cfd, int pipe_w)
 	fill(-1, 'w', 1, &ek);
 	pread_num(cur);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (write_file(CGM "/cgroup.procs", pid) < 0)
+	if (kt_write_file(CGM "/cgroup.procs", pid) < 0)
 		_exit(11);
 
 	before = pread_num(cur);
@@ -220,10 +190,10 @@ int main(void)
 		skip_from(0, "no cgroup2");
 		return ktap_end();
 	}
-	write_file(CG "/cgroup.subtree_control", "+memory");
+	kt_write_file(CG "/cgroup.subtree_control", "+memory");
 	rmdir(CGM);
 	snprintf(max, sizeof(max), "%ld", MAX_BYTES);
-	if (mkdir(CGM, 0755) < 0 || write_file(CGM "/memory.max", max) < 0) {
+	if (mkdir(CGM, 0755) < 0 || kt_write_file(CGM "/memory.max", max) < 0) {
 		rmdir(CGM);
 		skip_from(0, "no memory controller");
 		return ktap_end();
@@ -253,10 +223,10 @@ int main(void)
 	if (n <= 0 || sscanf(line, "%u %d %ld %ld %u %d", &nk, &ek, &before,
 			     &after, &nc, &ec) != 6)
 		printf("    # child exited %d without a report\n", r);
-	peak = read_num(CGM "/memory.peak", NULL);
+	peak = kt_read_num(CGM "/memory.peak", NULL);
 	if (peak < 0)
-		peak = read_num(CGM "/memory.current", NULL);
-	events = read_num(CGM "/memory.events", "max");
+		peak = kt_read_num(CGM "/memory.current", NULL);
+	events = kt_read_num(CGM "/memory.events", "max");
 	printf("    # memory.max %ld: kernel queue took %u keys (%s), usage %ld -> %ld; caller queue took %u keys, then %s; peak %ld, max events %ld\n",
 	       MAX_BYTES, nk, kt_ename(ek), before, after, nc, kt_ename(ec),
 	       peak, events);

@@ -152,17 +152,6 @@ static void collect(struct child *c, const char *const *names)
 
 /* --- helpers ---------------------------------------------------------- */
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static int read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -500,7 +489,7 @@ static int open_as_userns_root(uid_t uid)
 		if (unshare(CLONE_NEWUSER))
 			_exit(254);
 		snprintf(map, sizeof(map), "0 %u 1", uid);
-		if (write_file("/proc/self/uid_map", map))
+		if (kt_write_file("/proc/self/uid_map", map))
 			_exit(253);
 		_exit(kwq_open(fd, EXNAME) ? errno : 0);
 	}
@@ -680,7 +669,7 @@ static void example_module(void)
 		   "stats: %s", kt_ename(errno));
 	get_blocked(fd, &pid, p);
 	kt_sleep_ms(300);
-	write_file(PUBPARAM, "0");
+	kt_write_file(PUBPARAM, "0");
 	get_result(pid, p, &e, &ms);
 	ktap_check(e == EIDRM && ms < 10000, "unpublish_ends_blocked_get_eidrm",
 		   "get: %s after %lld ms", kt_ename(e), ms);
@@ -694,7 +683,7 @@ static void example_module(void)
 
 	/* Published again; the module unloads under an attached fd. */
 	close(fd2);
-	e = write_file(PUBPARAM, "1") ? errno : 0;
+	e = kt_write_file(PUBPARAM, "1") ? errno : 0;
 	fd2 = e ? -1 : attach(EXNAME);
 	ktap_check(!e && fd2 >= 0, "republished", "write " PUBPARAM ": %s",
 		   kt_ename(e));
@@ -750,7 +739,7 @@ static int userns_child(struct child *c, void *arg)
 			return 246;
 	} else {
 		snprintf(map, sizeof(map), "0 %u 1", a->uid);
-		if (write_file("/proc/self/uid_map", map))
+		if (kt_write_file("/proc/self/uid_map", map))
 			return 245;
 	}
 	return a->fn(a->base);
@@ -767,9 +756,9 @@ static int userns_run(struct userns_arg *a)
 	if (a->owner_root && !sig_wait(c.from)) {
 		snprintf(map, sizeof(map), "0 %u 1", a->uid);
 		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)c.pid);
-		write_file(path, map);
+		kt_write_file(path, map);
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)c.pid);
-		write_file(path, map);
+		kt_write_file(path, map);
 		sig_send(c.to);
 	}
 	close(c.to);
@@ -925,7 +914,7 @@ static void user_namespaces(void)
 
 	if (read_file(QPARAM, oldq, sizeof(oldq)) ||
 	    read_file(BPARAM, oldb, sizeof(oldb)) ||
-	    write_file(QPARAM, "3")) {
+	    kt_write_file(QPARAM, "3")) {
 		for (n = 0; n < USERNS_CASES; n++)
 			ktap_skip("user_namespaces", "no kwq parameters");
 		return;
@@ -961,11 +950,11 @@ static void user_namespaces(void)
 		   "created %d in it after 2 on the host (status %d)",
 		   st < 200 ? st / 4 : -1, st);
 	destroy_all(b2, 20);
-	write_file(QPARAM, oldq);
+	kt_write_file(QPARAM, oldq);
 
 	/* bytes: the same two ways */
 	snprintf(b2, sizeof(b2), "%d", BUDGET);
-	if (write_file(BPARAM, b2)) {
+	if (kt_write_file(BPARAM, b2)) {
 		for (n = 0; n < USERNS_CASES - 4; n++)
 			ktap_skip("user_namespaces", "cannot write " BPARAM);
 		return;
@@ -1004,7 +993,7 @@ static void user_namespaces(void)
 	ktap_check(n == host, "byte_budgets_released", "now %d, before %d", n,
 		   host);
 	destroy_name(base);
-	write_file(BPARAM, oldb);
+	kt_write_file(BPARAM, oldb);
 }
 
 int main(void)
