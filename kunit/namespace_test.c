@@ -216,8 +216,8 @@ static int kn_getter_fn(void *data)
 {
 	struct kn_getter *g = data;
 
-	g->ret = kwq_get_abortable(g->q, NULL, 0, KWQ_WAIT_FOREVER, &g->item,
-				   &g->abort);
+	g->ret = kwq_get_batch_abortable(g->q, NULL, 0, KWQ_WAIT_FOREVER,
+					 &g->item, 1, 1, &g->abort);
 	kwq_put(g->q);
 	complete(&g->done);
 	return 0;

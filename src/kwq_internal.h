@@ -64,12 +64,10 @@ void kwq_budget_put(struct kwq_budget *budget);
 /* 0 if @q may be published: from kwq_create(), not destroyed, real clock. */
 int kwq_check_publish(struct kwq *q);
 /*
- * kwq_get() that returns -EIDRM instead of sleeping on once *@abort is
- * true: set it, then kwq_wake_all() to end the waits in progress.
+ * kwq_get_batch() that returns -EIDRM instead of sleeping on once *@abort
+ * (if not NULL) is true: set it, then kwq_wake_all() to end the waits in
+ * progress. Keys taken before are returned.
  */
-int kwq_get_abortable(struct kwq *q, void *owner, unsigned int flags,
-		      s64 timeout_ns, struct kwq_item *item, const bool *abort);
-/* kwq_get_batch() that gives up with -EIDRM as kwq_get_abortable() */
 int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
 			    s64 timeout_ns, struct kwq_item *items,
 			    unsigned int min_nr, unsigned int max_nr,

@@ -82,7 +82,6 @@
 #define KWQ_HASH_BITS_MIN	6
 #define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
 #define KWQ_HASH_BITS_MAX	20
-/* Keys up to this long use the small node cache. */
 #define KWQ_NO_DEADLINE		U64_MAX
 
 static DEFINE_MUTEX(kwq_registry_lock);
@@ -333,7 +332,8 @@ static struct kwq_node *kwq_node_prealloc(size_t len, gfp_t gfp)
 	return n;
 }
 
-static void kwq_node_unused(struct kwq_node *n)
+/* Back to its cache: an unused spare, or a node already out of the hash. */
+static void kwq_node_slab_free(struct kwq_node *n)
 {
 	if (n)
 		kmem_cache_free(kwq_node_cache_of(n->cache), n);
@@ -993,7 +993,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		kwq_unlock(q, flags, a.ready);
 		k += i;
 		for (i = 0; i < n; i++)
-			kwq_node_unused(spare[i]);
+			kwq_node_slab_free(spare[i]);
 	}
 	if (done)
 		*done = k;
@@ -1269,11 +1269,11 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 	return got;
 }
 
-/* kwq_get_batch(), ended with -EIDRM once *@abort (if given) is true. */
-static int kwq_get_batch_abort(struct kwq *q, void *owner, unsigned int flags,
-			       s64 timeout_ns, struct kwq_item *items,
-			       unsigned int min_nr, unsigned int max_nr,
-			       const bool *abort)
+/* For dev.c: kwq_get_batch(), ended by *@abort; see kwq_internal.h. */
+int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
+			    s64 timeout_ns, struct kwq_item *items,
+			    unsigned int min_nr, unsigned int max_nr,
+			    const bool *abort)
 {
 	ktime_t deadline, *expires = NULL;
 	unsigned int n;
@@ -1309,42 +1309,23 @@ static int kwq_get_batch_abort(struct kwq *q, void *owner, unsigned int flags,
 	}
 	return got;
 }
+EXPORT_SYMBOL_IF_KUNIT(kwq_get_batch_abortable);
 
 int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
 		  s64 timeout_ns, struct kwq_item *items, unsigned int min_nr,
 		  unsigned int max_nr)
 {
-	return kwq_get_batch_abort(q, owner, flags, timeout_ns, items, min_nr,
-				   max_nr, NULL);
+	return kwq_get_batch_abortable(q, owner, flags, timeout_ns, items,
+				       min_nr, max_nr, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_get_batch);
-
-/* For dev.c: see kwq_internal.h. */
-int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
-			    s64 timeout_ns, struct kwq_item *items,
-			    unsigned int min_nr, unsigned int max_nr,
-			    const bool *abort)
-{
-	return kwq_get_batch_abort(q, owner, flags, timeout_ns, items, min_nr,
-				   max_nr, abort);
-}
-EXPORT_SYMBOL_IF_KUNIT(kwq_get_batch_abortable);
-
-/* For dev.c: kwq_get() that gives up once *@abort is true; kwq_internal.h. */
-int kwq_get_abortable(struct kwq *q, void *owner, unsigned int flags,
-		      s64 timeout_ns, struct kwq_item *item, const bool *abort)
-{
-	int got = kwq_get_batch_abort(q, owner, flags, timeout_ns, item, 1, 1,
-				      abort);
-
-	return got > 0 ? 0 : got;
-}
-EXPORT_SYMBOL_IF_KUNIT(kwq_get_abortable);
 
 int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item)
 {
-	return kwq_get_abortable(q, owner, flags, timeout_ns, item, NULL);
+	int got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
+
+	return got > 0 ? 0 : got;
 }
 EXPORT_SYMBOL_GPL(kwq_get);
 
@@ -1682,7 +1663,7 @@ static void kwq_free(struct kwq *q)
 	for (i = 0; i < (1UL << q->hash_bits); i++)
 		while ((n = q->hash[i])) {
 			q->hash[i] = n->hnext;
-			kmem_cache_free(kwq_node_cache_of(n->cache), n);
+			kwq_node_slab_free(n);
 		}
 	kvfree(q->hash);
 	kwq_budget_uncharge(q->budget, NULL, q->charged);
