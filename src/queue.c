@@ -303,13 +303,11 @@ static void kwq_grow_work(struct work_struct *work)
 static const u16 kwq_cache_keys[] = { 16, 48, KWQ_KEY_MAX };
 static struct kmem_cache *kwq_node_caches[ARRAY_SIZE(kwq_cache_keys)];
 
+static_assert(ARRAY_SIZE(kwq_cache_keys) == 3);
+
 static unsigned int kwq_cache_index(size_t len)
 {
-	unsigned int i = 0;
-
-	while (len > kwq_cache_keys[i])
-		i++;
-	return i;
+	return (len > kwq_cache_keys[0]) + (len > kwq_cache_keys[1]);
 }
 
 static struct kmem_cache *kwq_node_cache_of(unsigned int index)
@@ -369,10 +367,16 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 		kwq_uncharge(q, kmem_cache_size(cache));
 		return ERR_PTR(-ENOMEM);
 	}
-	/* Everything but the key; a slab object holds stale bytes. */
-	memset(n, 0, offsetof(struct kwq_node, key));
-	n->cache = index;
+	/*
+	 * A slab object holds stale bytes: set what no state's insert sets
+	 * (the links, ->prio, ->state and ->level_head are set by it).
+	 */
+	n->deadline = 0;
 	n->hash = hash;
+	n->failures = 0;
+	n->requeue_prio = 0;
+	n->requeue = KWQ_REQUEUE_NONE;
+	n->cache = index;
 	n->key_len = len;
 	memcpy(n->key, key, len);
 	kwq_chain_push(kwq_bucket(q, hash), n);
@@ -417,16 +421,23 @@ static void kwq_fail_clear(struct kwq *q, struct kwq_node *n)
 
 /* --- metrics (all under q->lock) --- */
 
-/* Histogram bucket of a duration: the first bound 10^(i+1) ns >= @ns. */
+/* Upper bounds of the histogram buckets: 10^(i+1) ns, +Inf last. */
+static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1] = {
+	10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, U64_MAX,
+};
+static_assert(KWQ_HIST_BUCKETS == 10);
+
+/* Histogram bucket of a duration: the first bound >= @ns. */
 static unsigned int kwq_hist_bucket(u64 ns)
 {
-	unsigned int i = 0;
-	u64 bound = 10;
+	/* fls64(ns) * log10(2), with log10(2) ~ 77/256: off by one at most. */
+	unsigned int i = min((fls64(ns) * 77) >> 8, KWQ_HIST_BUCKETS);
 
-	while (i < KWQ_HIST_BUCKETS && ns > bound) {
-		bound *= 10;
-		i++;
-	}
+	if (ns > kwq_hist_bounds[i])
+		return i + 1;
+	if (i && ns <= kwq_hist_bounds[i - 1])
+		return i - 1;
 	return i;
 }
 
@@ -809,8 +820,13 @@ struct kwq_add_args {
 	unsigned int ready;		/* out: keys made ready */
 };
 
-static int kwq_add_locked(struct kwq *q, const void *key, size_t len,
-			  u32 hash, struct kwq_add_args *a, u64 *delay_ns)
+/*
+ * Inlined into each caller: the exported adds pass constants for what
+ * they do not use (no rate limit, no delay), and those branches vanish.
+ */
+static __always_inline int
+kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
+	       struct kwq_add_args *a, u64 *delay_ns)
 {
 	struct kwq_limit_plan plan = {};
 	u64 deadline = 0, delay = 0;
@@ -880,8 +896,9 @@ out:
 	return ret;
 }
 
-static int kwq_add_common(struct kwq *q, const void *key, size_t len,
-			  s64 after_ns, int prio, bool limited, u64 *delay_ns)
+static __always_inline int
+kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
+	       int prio, bool limited, u64 *delay_ns)
 {
 	struct kwq_add_args a = {
 		.after_ns = after_ns, .prio = prio, .limited = limited,
@@ -1323,8 +1340,19 @@ EXPORT_SYMBOL_GPL(kwq_get_batch);
 int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item)
 {
-	int got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
+	unsigned long irqflags;
+	bool taken;
+	int got;
 
+	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
+		return -EINVAL;
+	/* A key ready: one critical section, as a worker loop mostly finds. */
+	spin_lock_irqsave(&q->lock, irqflags);
+	taken = kwq_take_locked(q, owner, kwq_now(q), item);
+	spin_unlock_irqrestore(&q->lock, irqflags);
+	if (taken)
+		return 0;
+	got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
 	return got > 0 ? 0 : got;
 }
 EXPORT_SYMBOL_GPL(kwq_get);
@@ -1361,9 +1389,21 @@ EXPORT_SYMBOL_GPL(kwq_done_batch);
 
 int kwq_done(struct kwq *q, const struct kwq_item *item)
 {
-	if (!item)
+	unsigned long flags;
+	struct kwq_node *n;
+	bool ready = false;
+	int ret = -ESTALE;
+
+	if (!q || !item)
 		return -EINVAL;
-	return kwq_done_batch(q, item, 1, NULL);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lease_node(q, item);
+	if (n) {
+		ready = kwq_finish(q, n, kwq_now(q));
+		ret = 0;
+	}
+	kwq_unlock(q, flags, ready);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kwq_done);
 
