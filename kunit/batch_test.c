@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/irqflags.h>
 #include <linux/kthread.h>
 #include <linux/kwq.h>
 #include <linux/string.h>
@@ -198,6 +199,41 @@ static void get_batch_takes_up_to_max_in_order(struct kunit *test)
 						     0, it, 0, 4));
 }
 
+struct kt_copied {
+	char keys[4];
+	unsigned int nr;
+	bool locked;
+};
+
+static void kt_copy_key(void *arg, const struct kwq_item *item)
+{
+	struct kt_copied *c = arg;
+
+	c->locked = c->locked && irqs_disabled();
+	if (c->nr < ARRAY_SIZE(c->keys))
+		c->keys[c->nr] = *(const char *)item->key;
+	c->nr++;
+}
+
+/* dev.c's copy hook sees each key taken, in order, under the queue lock. */
+static void get_batch_ctl_copies_each_key_under_the_lock(struct kunit *test)
+{
+	struct kt_copied copied = { .locked = true };
+	struct kwq_get_ctl ctl = { .copy = kt_copy_key, .arg = &copied };
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item it[4];
+
+	kt_add(q, "a");
+	kt_add(q, "b");
+	kt_add(q, "c");
+	KUNIT_ASSERT_EQ(test, 3, kwq_get_batch_ctl(q, NULL, KWQ_GET_NONBLOCK, 0,
+						   it, 0, 4, &ctl));
+	KUNIT_EXPECT_EQ(test, 3U, copied.nr);
+	KUNIT_EXPECT_MEMEQ(test, copied.keys, "abc", 3);
+	KUNIT_EXPECT_TRUE(test, copied.locked);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done_batch(q, it, 3, NULL));
+}
+
 static void get_batch_rejects_bad_arguments(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -334,6 +370,7 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(add_batch_delays_and_priorities),
 	KUNIT_CASE(add_batch_rate_limited_reports_each_delay),
 	KUNIT_CASE(get_batch_takes_up_to_max_in_order),
+	KUNIT_CASE(get_batch_ctl_copies_each_key_under_the_lock),
 	KUNIT_CASE(get_batch_rejects_bad_arguments),
 	KUNIT_CASE(get_batch_nonblocking_does_not_wait_for_min),
 	KUNIT_CASE(get_batch_returns_fewer_than_min_at_timeout),

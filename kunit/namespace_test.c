@@ -215,9 +215,10 @@ struct kn_getter {
 static int kn_getter_fn(void *data)
 {
 	struct kn_getter *g = data;
+	struct kwq_get_ctl ctl = { .abort = &g->abort };
 
-	g->ret = kwq_get_batch_abortable(g->q, NULL, 0, KWQ_WAIT_FOREVER,
-					 &g->item, 1, 1, &g->abort);
+	g->ret = kwq_get_batch_ctl(g->q, NULL, 0, KWQ_WAIT_FOREVER, &g->item,
+				   1, 1, &ctl);
 	kwq_put(g->q);
 	complete(&g->done);
 	return 0;

@@ -1141,6 +1141,29 @@ static void delayed_key_keeps_its_priority(struct kunit *test)
 	kt_get_done(test, q, "a");
 }
 
+/* A level that emptied leaves the stats and serves its priority again. */
+static void emptied_priority_level_is_used_again(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+
+	kt_add_prio(q, "a", -3);
+	kt_add_prio(q, "b", 7);
+	KUNIT_EXPECT_EQ(test, 2U, kt_stats(test, q).nr_prio_levels);
+	kt_get_done(test, q, "b");
+	kt_get_done(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 0U, kt_stats(test, q).nr_prio_levels);
+	kt_add(q, "z");
+	kt_add_prio(q, "c", 7);
+	kt_add_prio(q, "d", -3);
+	kt_add_prio(q, "e", 7);
+	KUNIT_EXPECT_EQ(test, 3U, kt_stats(test, q).nr_prio_levels);
+	kt_get_done(test, q, "c");
+	kt_get_done(test, q, "e");
+	kt_get_done(test, q, "z");
+	kt_get_done(test, q, "d");
+	kt_expect_empty(test, q);
+}
+
 /* --- leases (owners) --- */
 
 static void release_owner_requeues_only_its_items(struct kunit *test)
@@ -1246,6 +1269,27 @@ static void unget_puts_item_back_at_head_of_its_level(struct kunit *test)
 	kt_get_done(test, q, "a");
 	kt_get_done(test, q, "b");
 	kt_get_done(test, q, "c");
+}
+
+/* A lease finished before its unget (same file, another thread): no-op. */
+static void unget_of_an_ended_lease_changes_nothing(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item old, cur;
+
+	kt_add(q, "a");
+	old = kt_get(test, q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &old));
+	kwq_unget(q, &old);
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
+	/* Added and taken again: the old lease still undoes nothing. */
+	kt_add(q, "a");
+	cur = kt_get(test, q, "a");
+	kwq_unget(q, &old);
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).processing);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &cur));
 }
 
 static void unget_keeps_priority_and_pending_readd(struct kunit *test)
@@ -1735,11 +1779,13 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(readd_with_lower_priority_keeps_it),
 	KUNIT_CASE(priority_of_dirty_readd_applies_at_done),
 	KUNIT_CASE(delayed_key_keeps_its_priority),
+	KUNIT_CASE(emptied_priority_level_is_used_again),
 	KUNIT_CASE(release_owner_requeues_only_its_items),
 	KUNIT_CASE(release_owner_returns_dirty_item_once),
 	KUNIT_CASE(release_owner_after_shutdown_lets_drain_finish),
 	KUNIT_CASE(done_key_checks_owner),
 	KUNIT_CASE(unget_puts_item_back_at_head_of_its_level),
+	KUNIT_CASE(unget_of_an_ended_lease_changes_nothing),
 	KUNIT_CASE(unget_keeps_priority_and_pending_readd),
 	KUNIT_CASE(poll_reports_ready_keys_and_hangup),
 	KUNIT_CASE(max_items_rejects_new_key_with_enospc),

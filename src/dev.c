@@ -805,18 +805,24 @@ static int kwq_uq_err(struct kwq_uq *uq, int err)
 enum kwq_keys_op { KWQ_OP_ADD, KWQ_OP_DONE, KWQ_OP_FORGET, KWQ_OP_REMOVE };
 
 /*
- * A buffer of @len bytes for one call: the file's scratch buffer when it
- * is big enough and no other call on the file uses it, else a new one.
+ * A buffer of @len bytes for one call: @small (KWQ_REC_SIZE_MAX bytes on
+ * the caller's stack) when that is enough, else the file's scratch buffer
+ * when it is big enough and no other call on the file uses it, else a new
+ * one. kwq_buf_put() with the same @small gives it back.
  */
-static void *kwq_buf_get(struct kwq_file *kf, size_t len)
+static void *kwq_buf_get(struct kwq_file *kf, size_t len, u8 *small)
 {
+	if (len <= KWQ_REC_SIZE_MAX)
+		return small;
 	if (len <= KWQ_SCRATCH_LEN && mutex_trylock(&kf->scratch_lock))
 		return kf->scratch;
 	return kvmalloc(len, GFP_KERNEL_ACCOUNT);
 }
 
-static void kwq_buf_put(struct kwq_file *kf, void *buf)
+static void kwq_buf_put(struct kwq_file *kf, void *buf, u8 *small)
 {
+	if (buf == small)
+		return;
 	if (buf == kf->scratch)
 		mutex_unlock(&kf->scratch_lock);
 	else
@@ -852,23 +858,26 @@ static int kwq_recs_check(const u8 *buf, u32 len, u32 nr, bool prio_ok)
 	return off == len ? 0 : -EINVAL;
 }
 
-/* Copy @nr records of @len bytes in and check them; kwq_buf_put() after. */
+/*
+ * Copy @nr records of @len bytes in and check them; kwq_buf_put() after
+ * (@small: see kwq_buf_get()).
+ */
 static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
-		       bool prio_ok)
+		       bool prio_ok, u8 *small)
 {
 	u8 *buf;
 	int ret;
 
 	if (!nr || nr > KWQ_BATCH_MAX || !len || len > KWQ_RECS_LEN_MAX)
 		return ERR_PTR(-EINVAL);
-	buf = kwq_buf_get(kf, len);
+	buf = kwq_buf_get(kf, len, small);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 	ret = -EFAULT;
 	if (!copy_from_user(buf, u64_to_user_ptr(uptr), len))
 		ret = kwq_recs_check(buf, len, nr, prio_ok);
 	if (ret) {
-		kwq_buf_put(kf, buf);
+		kwq_buf_put(kf, buf, small);
 		return ERR_PTR(ret);
 	}
 	return buf;
@@ -935,7 +944,9 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 	struct kwq_batch_opts opts = {
 		.gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL,
 	};
+	struct kwq_keys_args __user *uarg = (void __user *)arg;
 	u64 __user *udelays = NULL;
+	u8 small[KWQ_REC_SIZE_MAX];
 	struct kwq_keys_args a;
 	struct kwq_uq *uq;
 	u64 *delays = NULL;
@@ -960,7 +971,8 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 		return -EINVAL;
 	}
 
-	buf = kwq_recs_in(kf, a.recs, a.recs_len, a.nr, op == KWQ_OP_ADD);
+	buf = kwq_recs_in(kf, a.recs, a.recs_len, a.nr, op == KWQ_OP_ADD,
+			  small);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	if (a.delays) {
@@ -983,11 +995,11 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 	if (delays && a.done &&
 	    copy_to_user(udelays, delays, a.done * sizeof(*delays)))
 		ret = -EFAULT;
-	if (kwq_copy_args_out(arg, &a, sizeof(a)))
+	if (put_user(a.done, &uarg->done))
 		ret = -EFAULT;
 out:
 	kvfree(delays);
-	kwq_buf_put(kf, buf);
+	kwq_buf_put(kf, buf, small);
 	return ret;
 }
 
@@ -1008,6 +1020,19 @@ static size_t kwq_rec_put(u8 *dst, const struct kwq_item *item)
 	return size;
 }
 
+/* Where a round's records go: kwq_rec_copy() runs under the queue lock. */
+struct kwq_recs_out {
+	u8 *buf;
+	u32 len;
+};
+
+static void kwq_rec_copy(void *arg, const struct kwq_item *item)
+{
+	struct kwq_recs_out *out = arg;
+
+	out->len += kwq_rec_put(out->buf + out->len, item);
+}
+
 /*
  * The GET part of KWQ_IOC_GET and KWQ_IOC_DONE_GET on a checked @a,
  * whose nr and used it fills. Returns 0 when keys were taken.
@@ -1017,37 +1042,38 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	     struct kwq_get_args *a)
 {
 	struct kwq_item items[KWQ_GET_ROUND];
+	u8 one[KWQ_REC_SIZE_MAX];
+	struct kwq_recs_out out;
+	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
+	struct kwq_get_ctl ctl = {
+		.abort = &uq->dead, .copy = kwq_rec_copy, .arg = &out,
+	};
 	unsigned int flags = 0;
 	ktime_t start = 0;
 	s64 timeout, left;
-	void *owner, *token;
-	u32 i, n, want, len;
-	u8 *buf;
+	u32 n, want;
+	void *owner;
 	int ret = 0;
 
 	owner = a->flags & KWQ_GET_DETACHED ? NULL : kf;
-	/*
-	 * Keys are taken with a private owner (this call's @a) and handed
-	 * to @owner only once written out: until then no DONE through any
-	 * fd can match them (EPERM), so none is finished, freed or handed
-	 * out again while this call still copies or ungets it.
-	 */
-	token = a;
 	timeout = a->timeout_ns < 0 ? KWQ_WAIT_FOREVER : a->timeout_ns;
 	if (timeout > 0)
 		start = ktime_get();
 	if (file->f_flags & O_NONBLOCK)
 		flags |= KWQ_GET_NONBLOCK;
-	buf = kwq_buf_get(kf, KWQ_GET_ROUND * KWQ_REC_SIZE_MAX);
-	if (!buf)
+	/* One key needs no shared buffer. */
+	out.buf = kwq_buf_get(kf, a->max == 1 ? KWQ_REC_SIZE_MAX :
+			      KWQ_GET_ROUND * KWQ_REC_SIZE_MAX, one);
+	if (!out.buf)
 		return -ENOMEM;
 
 	/*
 	 * Rounds of KWQ_GET_ROUND keys, each taken in one critical section
-	 * and copied out in one piece, while a whole record of the largest
-	 * size still fits. Calls wait (within the timeout) until @min_nr
-	 * keys are taken, then take only what is ready. A fault puts the
-	 * round's keys back (kwq_unget) so none is lost; earlier rounds
+	 * (where their records are written, before anyone could finish the
+	 * keys) and copied out in one piece, while a whole record of the
+	 * largest size still fits. Calls wait (within the timeout) until
+	 * @min_nr keys are taken, then take only what is ready. A fault puts
+	 * the round's keys back (kwq_unget) so none is lost; earlier rounds
 	 * were written out and are handed over.
 	 */
 	while (a->nr < a->max) {
@@ -1065,21 +1091,18 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			if (left <= 0)
 				break;
 		}
-		/* A DESTROY (uq->dead) ends the wait with EIDRM. */
-		ret = kwq_get_batch_abortable(uq->q, token, left ? flags :
-					      flags | KWQ_GET_NONBLOCK, left,
-					      items,
-					      min(a->min_nr > a->nr ?
-						  a->min_nr - a->nr : 0, want),
-					      want, &uq->dead);
+		out.len = 0;
+		ret = kwq_get_batch_ctl(uq->q, owner, left ? flags :
+					flags | KWQ_GET_NONBLOCK, left, items,
+					min(a->min_nr > a->nr ?
+					    a->min_nr - a->nr : 0, want),
+					want, &ctl);
 		if (ret < 0)
 			break;
 		n = ret;
 		ret = 0;
-		for (i = 0, len = 0; i < n; i++)
-			len += kwq_rec_put(buf + len, &items[i]);
-		if (copy_to_user(u64_to_user_ptr(a->recs) + a->used, buf,
-				 len)) {
+		if (copy_to_user(u64_to_user_ptr(a->recs) + a->used, out.buf,
+				 out.len)) {
 			/*
 			 * Fault: the round's keys go back to the head of
 			 * their levels, last taken first, so order holds.
@@ -1089,16 +1112,24 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			ret = -EFAULT;
 			break;
 		}
-		kwq_set_owner(uq->q, items, n, owner);
 		/* Only whole rounds count: @used covers exactly @nr records. */
-		a->used += len;
+		a->used += out.len;
 		a->nr += n;
 		if (n < want)
 			break;
 	}
-	kwq_buf_put(kf, buf);
+	kwq_buf_put(kf, out.buf, one);
 	/* Keys were handed out: the call succeeded. */
 	return a->nr ? 0 : kwq_uq_err(uq, ret);
+}
+
+/* Write the outputs of a struct kwq_get_args back to userspace. */
+static int kwq_get_args_out(struct kwq_get_args __user *u,
+			    const struct kwq_get_args *a)
+{
+	if (put_user(a->nr, &u->nr) || put_user(a->used, &u->used))
+		return -EFAULT;
+	return 0;
 }
 
 /* Check a copied-in struct kwq_get_args and clear its outputs. */
@@ -1116,6 +1147,7 @@ static int kwq_get_args_check(struct kwq_get_args *a)
 static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 		       unsigned int cmd, unsigned long arg)
 {
+	struct kwq_get_args __user *uarg = (void __user *)arg;
 	struct kwq_get_args a;
 	struct kwq_uq *uq;
 	int ret;
@@ -1132,12 +1164,12 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 	 * The result is written back into @arg: prove that possible before
 	 * a key is taken, or a read-only struct would strand taken keys.
 	 */
-	if (kwq_copy_args_out(arg, &a, sizeof(a)))
+	if (kwq_get_args_out(uarg, &a))
 		return -EFAULT;
 	ret = kwq_get_keys(file, kf, uq, &a);
 	if (ret)
 		return ret;
-	return kwq_copy_args_out(arg, &a, sizeof(a));
+	return kwq_get_args_out(uarg, &a);
 }
 
 /*
@@ -1148,6 +1180,8 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 			    unsigned int cmd, unsigned long arg)
 {
+	struct kwq_done_get_args __user *uarg = (void __user *)arg;
+	u8 small[KWQ_REC_SIZE_MAX];
 	struct kwq_done_get_args a;
 	struct kwq_uq *uq;
 	u8 *buf;
@@ -1164,24 +1198,26 @@ static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 	a.done = 0;
 	if (a.pad || (!a.done_nr && (a.done_len || a.done_recs)))
 		return -EINVAL;
-	if (kwq_copy_args_out(arg, &a, sizeof(a)))
+	if (put_user(a.done, &uarg->done) || kwq_get_args_out(&uarg->get, &a.get))
 		return -EFAULT;
 	if (a.done_nr) {
 		buf = kwq_recs_in(kf, a.done_recs, a.done_len, a.done_nr,
-				  false);
+				  false, small);
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 		ret = kwq_recs_apply(kf, uq->q, KWQ_OP_DONE, buf, a.done_nr,
 				     NULL, &a.done);
-		kwq_buf_put(kf, buf);
+		kwq_buf_put(kf, buf, small);
 		if (ret) {
 			ret = kwq_uq_err(uq, ret);
-			return kwq_copy_args_out(arg, &a, sizeof(a)) ?: ret;
+			return put_user(a.done, &uarg->done) ? -EFAULT : ret;
 		}
 	}
 	ret = kwq_get_keys(file, kf, uq, &a.get);
 	/* What was finished stays finished: report it either way. */
-	return kwq_copy_args_out(arg, &a, sizeof(a)) ?: ret;
+	if (put_user(a.done, &uarg->done) || kwq_get_args_out(&uarg->get, &a.get))
+		return -EFAULT;
+	return ret;
 }
 
 static int kwq_ioc_num_requeues(struct kwq_file *kf, unsigned int cmd,

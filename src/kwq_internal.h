@@ -64,22 +64,33 @@ void kwq_budget_put(struct kwq_budget *budget);
 /* 0 if @q may be published: from kwq_create(), not destroyed, real clock. */
 int kwq_check_publish(struct kwq *q);
 /*
- * kwq_get_batch() that returns -EIDRM instead of sleeping on once *@abort
- * (if not NULL) is true: set it, then kwq_wake_all() to end the waits in
- * progress. Keys taken before are returned.
+ * What dev.c's gets need beyond kwq_get_batch():
+ * @abort: if not NULL, once *@abort is true the get returns -EIDRM
+ *	instead of sleeping on: set it, then kwq_wake_all() to end the waits
+ *	in progress. Keys taken before are returned.
+ * @copy: if not NULL, called with @arg under the queue lock for each key
+ *	taken, while nobody else can finish it and free its bytes.
  */
-int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
-			    s64 timeout_ns, struct kwq_item *items,
-			    unsigned int min_nr, unsigned int max_nr,
-			    const bool *abort);
+struct kwq_get_ctl {
+	const bool *abort;
+	void (*copy)(void *arg, const struct kwq_item *item);
+	void *arg;
+};
+
+int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *items,
+		      unsigned int min_nr, unsigned int max_nr,
+		      const struct kwq_get_ctl *ctl);
 void kwq_wake_all(struct kwq *q);
 
 struct dentry;
 struct file;
 struct poll_table_struct;
+/*
+ * Undo the get of @item (its copy to userspace failed): back to the head
+ * of its level, as if never taken. A lease already ended is left alone.
+ */
 void kwq_unget(struct kwq *q, const struct kwq_item *item);
-void kwq_set_owner(struct kwq *q, const struct kwq_item *items,
-		   unsigned int nr, void *owner);
 __poll_t kwq_poll(struct kwq *q, struct file *file,
 		  struct poll_table_struct *wait);
 

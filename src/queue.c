@@ -15,11 +15,14 @@
  *    bucket without knowing the key). A node's state says where the
  *    key is: ready, waiting, processing (+ a pending requeue) or idle
  *    (nothing queued, only the rate limiter's failure count kept).
- *  - ready keys: one FIFO per priority level. The FIFO is a circular list
- *    through the members, without sentinel; its oldest member (the level
- *    head) is in the level tree, an rb_root_cached ordered highest
- *    priority first. get() takes the leftmost head in O(1), add() finds
- *    the level in O(log levels). Nothing is allocated for a level.
+ *  - ready keys: one FIFO (struct kwq_level) per priority level. A level
+ *    with keys is in the ready tree, an rb_root_cached ordered highest
+ *    priority first: get() takes the head of the leftmost level in O(1).
+ *    Every level is also in q->all_levels by priority, where add() finds
+ *    it in O(log levels). Priority 0 has the level inside struct kwq; the
+ *    others are allocated by the first add that uses them and kept until
+ *    the queue is freed, so no later step (a timer, a done, an unget) has
+ *    to allocate to make a key ready.
  *  - waiting keys: an rb_root_cached ordered by (deadline, sequence) and
  *    one clock timer armed at the earliest deadline, re-armed only when
  *    that deadline changes.
@@ -131,16 +134,21 @@ static void kwq_chain_push(struct kwq_node **bucket, struct kwq_node *n)
 	*bucket = n;
 }
 
-static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
-				   size_t len, u32 hash)
+/* The node of @key in the chain from @n (@key's bucket), or NULL. */
+static struct kwq_node *kwq_chain_find(struct kwq_node *n, const void *key,
+				       size_t len, u32 hash)
 {
-	struct kwq_node *n;
-
-	for (n = *kwq_bucket(q, hash); n; n = n->hnext)
+	for (; n; n = n->hnext)
 		if (n->hash == hash && n->key_len == len &&
 		    !memcmp(n->key, key, len))
 			return n;
 	return NULL;
+}
+
+static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
+				   size_t len, u32 hash)
+{
+	return kwq_chain_find(*kwq_bucket(q, hash), key, len, hash);
 }
 
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
@@ -302,6 +310,8 @@ static void kwq_grow_work(struct work_struct *work)
  */
 static const u16 kwq_cache_keys[] = { 16, 48, KWQ_KEY_MAX };
 static struct kmem_cache *kwq_node_caches[ARRAY_SIZE(kwq_cache_keys)];
+/* kmem_cache_size() of each, what a node is charged */
+static unsigned int kwq_node_sizes[ARRAY_SIZE(kwq_cache_keys)];
 
 static_assert(ARRAY_SIZE(kwq_cache_keys) == 3);
 
@@ -342,15 +352,15 @@ static void kwq_node_slab_free(struct kwq_node *n)
  * one (and take it: *@spare becomes NULL), else with a node allocated
  * here. Returns the node or ERR_PTR(-EDQUOT or -ENOMEM).
  */
-static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
-					size_t len, u32 hash,
+static struct kwq_node *kwq_node_insert(struct kwq *q,
+					struct kwq_node **bucket,
+					const void *key, size_t len, u32 hash,
 					struct kwq_node **spare)
 {
 	unsigned int index = kwq_cache_index(len);
-	struct kmem_cache *cache = kwq_node_cache_of(index);
 	struct kwq_node *n = NULL;
 
-	if (!kwq_charge(q, kmem_cache_size(cache)))
+	if (!kwq_charge(q, kwq_node_sizes[index]))
 		return ERR_PTR(-EDQUOT);
 	if (spare && *spare && (*spare)->cache == index) {
 		n = *spare;
@@ -364,12 +374,12 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 		n = kwq_node_prealloc(len, GFP_NOWAIT | q->gfp_account);
 	}
 	if (!n) {
-		kwq_uncharge(q, kmem_cache_size(cache));
+		kwq_uncharge(q, kwq_node_sizes[index]);
 		return ERR_PTR(-ENOMEM);
 	}
 	/*
 	 * A slab object holds stale bytes: set what no state's insert sets
-	 * (the links, ->prio, ->state and ->level_head are set by it).
+	 * (the links, ->prio and ->state are set by it).
 	 */
 	n->deadline = 0;
 	n->hash = hash;
@@ -379,7 +389,7 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 	n->cache = index;
 	n->key_len = len;
 	memcpy(n->key, key, len);
-	kwq_chain_push(kwq_bucket(q, hash), n);
+	kwq_chain_push(bucket, n);
 	q->nr_nodes++;
 	kwq_maybe_grow(q);
 	return n;
@@ -387,7 +397,7 @@ static struct kwq_node *kwq_node_insert(struct kwq *q, const void *key,
 
 static void kwq_node_free(struct kwq *q, struct kwq_node *n)
 {
-	struct kmem_cache *cache = kwq_node_cache_of(n->cache);
+	unsigned int index = n->cache;
 	struct kwq_node **pp = kwq_bucket(q, n->hash);
 
 	/* Chains are short (a node or two per bucket): walk to unlink. */
@@ -397,8 +407,8 @@ static void kwq_node_free(struct kwq *q, struct kwq_node *n)
 	q->nr_nodes--;
 	if (n->failures)
 		q->nr_failure_records--;
-	kmem_cache_free(cache, n);
-	kwq_uncharge(q, kmem_cache_size(cache));
+	kmem_cache_free(kwq_node_cache_of(index), n);
+	kwq_uncharge(q, kwq_node_sizes[index]);
 }
 
 static void kwq_fail_inc(struct kwq *q, struct kwq_node *n)
@@ -493,94 +503,111 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 
 /* --- ready FIFOs, one per priority level --- */
 
+/*
+ * The level of @prio: the queue's own for 0, else from q->all_levels
+ * (NULL if @prio was never used).
+ */
+static struct kwq_level *kwq_level_find(struct kwq *q, int prio)
+{
+	struct rb_node *rb;
+	struct kwq_level *l;
+
+	if (likely(!prio))
+		return &q->level0;
+	for (rb = q->all_levels.rb_node; rb;) {
+		l = rb_entry(rb, struct kwq_level, all_rb);
+		if (prio == l->prio)
+			return l;
+		rb = prio > l->prio ? rb->rb_left : rb->rb_right;
+	}
+	return NULL;
+}
+
+/*
+ * Make sure the level of @prio exists, so that any node may later be made
+ * ready at @prio without allocating: levels are kept until the queue is
+ * freed. Only adds bring a new priority into the queue, and they call
+ * this first. 0 or -ENOMEM / -EDQUOT.
+ */
+static int kwq_level_prepare(struct kwq *q, int prio)
+{
+	struct rb_node **link = &q->all_levels.rb_node, *parent = NULL;
+	struct kwq_level *l;
+
+	if (likely(!prio))
+		return 0;
+	while (*link) {
+		l = rb_entry(*link, struct kwq_level, all_rb);
+		if (prio == l->prio)
+			return 0;
+		parent = *link;
+		link = prio > l->prio ? &parent->rb_left : &parent->rb_right;
+	}
+	if (!kwq_charge(q, sizeof(*l)))
+		return -EDQUOT;
+	/* Under q->lock: see kwq_node_insert() for the flags. */
+	l = kmalloc(sizeof(*l), GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
+	if (!l) {
+		kwq_uncharge(q, sizeof(*l));
+		return -ENOMEM;
+	}
+	INIT_LIST_HEAD(&l->fifo);
+	RB_CLEAR_NODE(&l->ready_rb);
+	l->len = 0;
+	l->prio = prio;
+	rb_link_node(&l->all_rb, parent, link);
+	rb_insert_color(&l->all_rb, &q->all_levels);
+	return 0;
+}
+
+static bool kwq_level_higher(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct kwq_level, ready_rb)->prio >
+	       rb_entry(b, struct kwq_level, ready_rb)->prio;
+}
+
+/* Queue @n at the tail (@head: the head) of priority level @prio. */
 static void kwq_ready_insert(struct kwq *q, struct kwq_node *n, int prio,
 			     bool head)
 {
-	struct rb_node **link = &q->levels.rb_root.rb_node, *parent = NULL;
-	bool leftmost = true;
+	struct kwq_level *l = kwq_level_find(q, prio);
 
-	n->prio = prio;
+	/* kwq_level_prepare() made it when @prio came in. */
+	if (WARN_ON_ONCE(!l))
+		l = &q->level0;
+	n->prio = l->prio;
 	n->state = KWQ_READY;
 	q->nr_ready++;
-	while (*link) {
-		struct kwq_node *lh = rb_entry(*link, struct kwq_node, level_rb);
-
-		parent = *link;
-		if (prio == lh->prio) {
-			/* Before the head of a circle is its tail. */
-			list_add_tail(&n->fifo, &lh->fifo);
-			n->level_head = false;
-			if (head) {
-				/* ... and it becomes the new head. */
-				rb_replace_node_cached(&lh->level_rb,
-						       &n->level_rb,
-						       &q->levels);
-				lh->level_head = false;
-				n->level_head = true;
-				n->level_len = lh->level_len + 1;
-			} else {
-				lh->level_len++;
-			}
-			return;
-		}
-		if (prio > lh->prio) {
-			link = &parent->rb_left;
-		} else {
-			link = &parent->rb_right;
-			leftmost = false;
-		}
-	}
-	INIT_LIST_HEAD(&n->fifo);
-	n->level_head = true;
-	n->level_len = 1;
-	rb_link_node(&n->level_rb, parent, link);
-	rb_insert_color_cached(&n->level_rb, &q->levels, leftmost);
+	if (head)
+		list_add(&n->fifo, &l->fifo);
+	else
+		list_add_tail(&n->fifo, &l->fifo);
+	if (!l->len++)
+		rb_add_cached(&l->ready_rb, &q->levels, kwq_level_higher);
 }
 
-/* Queue @n at the tail of priority level @prio. */
 static void kwq_ready_push(struct kwq *q, struct kwq_node *n, int prio)
 {
 	kwq_ready_insert(q, n, prio, false);
 }
 
-/* The head of the ready level @prio (which must have keys). */
-static struct kwq_node *kwq_level_head(struct kwq *q, int prio)
+/* Take @n, of level @l, out of its FIFO. */
+static void kwq_level_unlink(struct kwq *q, struct kwq_level *l,
+			     struct kwq_node *n)
 {
-	struct rb_node *rb = q->levels.rb_root.rb_node;
-	struct kwq_node *lh;
-
-	while (rb) {
-		lh = rb_entry(rb, struct kwq_node, level_rb);
-		if (prio == lh->prio)
-			return lh;
-		rb = prio > lh->prio ? rb->rb_left : rb->rb_right;
-	}
-	return NULL;
+	list_del(&n->fifo);
+	if (!--l->len)
+		rb_erase_cached(&l->ready_rb, &q->levels);
+	q->nr_ready--;
 }
 
+/* Remove or priority raise of a ready key: O(log levels). */
 static void kwq_ready_unlink(struct kwq *q, struct kwq_node *n)
 {
-	struct kwq_node *lh;
+	struct kwq_level *l = kwq_level_find(q, n->prio);
 
-	if (!n->level_head) {
-		/* Not the oldest: remove or priority raise, O(log levels). */
-		lh = kwq_level_head(q, n->prio);
-		if (!WARN_ON_ONCE(!lh))
-			lh->level_len--;
-		list_del(&n->fifo);
-	} else if (list_empty(&n->fifo)) {
-		rb_erase_cached(&n->level_rb, &q->levels);
-	} else {
-		struct kwq_node *next = list_next_entry(n, fifo);
-
-		list_del(&n->fifo);
-		rb_replace_node_cached(&n->level_rb, &next->level_rb,
-				       &q->levels);
-		next->level_head = true;
-		next->level_len = n->level_len - 1;
-	}
-	n->level_head = false;
-	q->nr_ready--;
+	if (!WARN_ON_ONCE(!l))
+		kwq_level_unlink(q, l, n);
 }
 
 /* --- delay tree and timer --- */
@@ -832,14 +859,19 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	u64 deadline = 0, delay = 0;
 	s64 after_ns = a->after_ns;
 	bool landed = false, wake = false;
-	struct kwq_node *n;
+	struct kwq_node *n, **bucket;
 	int ret = 0;
 
 	if (q->shutting_down) {
 		ret = -ESHUTDOWN;
 		goto out;
 	}
-	n = kwq_lookup(q, key, len, hash);
+	/* A new priority gets its level before anything changes. */
+	ret = kwq_level_prepare(q, a->prio);
+	if (ret)
+		goto out;
+	bucket = kwq_bucket(q, hash);
+	n = kwq_chain_find(*bucket, key, len, hash);
 	if (a->limited) {
 		delay = kwq_limiters_when(q, n ? n->failures : 0, a->now, &plan);
 		after_ns = min_t(u64, delay, S64_MAX);
@@ -853,7 +885,8 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 			goto out;
 		}
 		if (!n) {
-			n = kwq_node_insert(q, key, len, hash, &a->spare);
+			n = kwq_node_insert(q, bucket, key, len, hash,
+					    &a->spare);
 			if (IS_ERR(n)) {
 				ret = PTR_ERR(n);
 				goto out;
@@ -1176,12 +1209,14 @@ static bool kwq_take_locked(struct kwq *q, void *owner, u64 now,
 			    struct kwq_item *item)
 {
 	struct rb_node *rb = rb_first_cached(&q->levels);
+	struct kwq_level *l;
 	struct kwq_node *n;
 
 	if (!rb)
 		return false;
-	n = rb_entry(rb, struct kwq_node, level_rb);
-	kwq_ready_unlink(q, n);
+	l = rb_entry(rb, struct kwq_level, ready_rb);
+	n = list_first_entry(&l->fifo, struct kwq_node, fifo);
+	kwq_level_unlink(q, l, n);
 	n->state = KWQ_PROCESSING;
 	n->owner = owner;
 	/* Never 0, so a zeroed struct kwq_item leases nothing. */
@@ -1214,7 +1249,7 @@ static bool kwq_take_locked(struct kwq *q, void *owner, u64 now,
  * many, or -EAGAIN if none is ready, -ESHUTDOWN if none ever will be.
  */
 static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
-		       unsigned int max)
+		       unsigned int max, const struct kwq_get_ctl *ctl)
 {
 	unsigned long flags;
 	unsigned int n = 0;
@@ -1223,8 +1258,11 @@ static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
 
 	spin_lock_irqsave(&q->lock, flags);
 	now = kwq_now(q);
-	while (n < max && kwq_take_locked(q, owner, now, &items[n]))
+	while (n < max && kwq_take_locked(q, owner, now, &items[n])) {
+		if (ctl && ctl->copy)
+			ctl->copy(ctl->arg, &items[n]);
 		n++;
+	}
 	ret = n ?: q->shutting_down ? -ESHUTDOWN : -EAGAIN;
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
@@ -1232,15 +1270,16 @@ static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
 
 /*
  * Sleep until keys are taken (how many), the queue is shut down and
- * empty, a signal arrives, *@expires (NULL: never) passes or *@abort (if
- * given) is seen true after kwq_wake_all() (-EIDRM). Getters wait
+ * empty, a signal arrives, *@expires (NULL: never) passes or @ctl's abort
+ * flag (if any) is seen true after kwq_wake_all() (-EIDRM). Getters wait
  * exclusively: a key made ready wakes one of them, not all (the adds
  * wake as many as they made keys ready: wake_up_nr in kwq_unlock()).
  */
 static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 			struct kwq_item *items, unsigned int max,
-			const bool *abort)
+			const struct kwq_get_ctl *ctl)
 {
+	const bool *abort = ctl ? ctl->abort : NULL;
 	unsigned long flags;
 	DEFINE_WAIT(wait);
 	bool ready;
@@ -1254,7 +1293,7 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 			got = -EIDRM;
 			break;
 		}
-		got = kwq_try_get(q, owner, items, max);
+		got = kwq_try_get(q, owner, items, max, ctl);
 		if (got != -EAGAIN)
 			break;
 		if (signal_pending(current)) {
@@ -1264,7 +1303,7 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 		if (!expires) {
 			schedule();
 		} else if (!schedule_hrtimeout(expires, HRTIMER_MODE_ABS)) {
-			got = kwq_try_get(q, owner, items, max);
+			got = kwq_try_get(q, owner, items, max, ctl);
 			if (got == -EAGAIN)
 				got = -ETIMEDOUT;
 			break;
@@ -1286,11 +1325,11 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 	return got;
 }
 
-/* For dev.c: kwq_get_batch(), ended by *@abort; see kwq_internal.h. */
-int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
-			    s64 timeout_ns, struct kwq_item *items,
-			    unsigned int min_nr, unsigned int max_nr,
-			    const bool *abort)
+/* For dev.c: kwq_get_batch() as @ctl says; see kwq_internal.h. */
+int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *items,
+		      unsigned int min_nr, unsigned int max_nr,
+		      const struct kwq_get_ctl *ctl)
 {
 	ktime_t deadline, *expires = NULL;
 	unsigned int n;
@@ -1299,7 +1338,7 @@ int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
 	if (!q || !items || !max_nr || min_nr > max_nr ||
 	    (flags & ~KWQ_GET_NONBLOCK))
 		return -EINVAL;
-	got = kwq_try_get(q, owner, items, max_nr);
+	got = kwq_try_get(q, owner, items, max_nr, ctl);
 	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
 		return got;
 	if (got == -EAGAIN || (got > 0 && got < min_nr)) {
@@ -1311,12 +1350,12 @@ int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
 		kwq_get_ref(q);
 		if (got == -EAGAIN)
 			got = kwq_get_wait(q, owner, expires, items, max_nr,
-					   abort);
+					   ctl);
 		/* Fewer than @min_nr: take more as they come, until the timeout. */
 		n = got > 0 ? got : 0;
 		while (got > 0 && n < min_nr) {
 			got = kwq_get_wait(q, owner, expires, items + n,
-					   max_nr - n, abort);
+					   max_nr - n, ctl);
 			if (got > 0)
 				n += got;
 		}
@@ -1326,14 +1365,14 @@ int kwq_get_batch_abortable(struct kwq *q, void *owner, unsigned int flags,
 	}
 	return got;
 }
-EXPORT_SYMBOL_IF_KUNIT(kwq_get_batch_abortable);
+EXPORT_SYMBOL_IF_KUNIT(kwq_get_batch_ctl);
 
 int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
 		  s64 timeout_ns, struct kwq_item *items, unsigned int min_nr,
 		  unsigned int max_nr)
 {
-	return kwq_get_batch_abortable(q, owner, flags, timeout_ns, items,
-				       min_nr, max_nr, NULL);
+	return kwq_get_batch_ctl(q, owner, flags, timeout_ns, items, min_nr,
+				 max_nr, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_get_batch);
 
@@ -1466,7 +1505,8 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 
 	spin_lock_irqsave(&q->lock, flags);
 	n = kwq_lease_node(q, item);
-	if (WARN_ON_ONCE(!n)) {
+	if (!n) {
+		/* Finished meanwhile (through the same file): nothing to undo. */
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
@@ -1485,27 +1525,6 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 	kwq_unlock(q, flags, 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_unget);
-
-/*
- * For dev.c: see kwq_internal.h. Hand the leases @items, taken with a
- * private owner, to @owner (NULL: detached).
- */
-void kwq_set_owner(struct kwq *q, const struct kwq_item *items,
-		   unsigned int nr, void *owner)
-{
-	struct kwq_node *n;
-	unsigned long flags;
-	unsigned int i;
-
-	spin_lock_irqsave(&q->lock, flags);
-	for (i = 0; i < nr; i++) {
-		n = kwq_lease_node(q, &items[i]);
-		if (!WARN_ON_ONCE(!n))
-			n->owner = owner;
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(kwq_set_owner);
 
 __poll_t kwq_poll(struct kwq *q, struct file *file,
 		  struct poll_table_struct *wait)
@@ -1627,12 +1646,12 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	kwq_hist_snapshot(&q->work_hist, &st->work_duration);
 	for (rb = rb_first_cached(&q->levels);
 	     rb && i < KWQ_STATS_PRIO_LEVELS; rb = rb_next(rb), i++) {
-		const struct kwq_node *lh = rb_entry(rb, struct kwq_node,
-						     level_rb);
+		const struct kwq_level *l = rb_entry(rb, struct kwq_level,
+						     ready_rb);
 
-		st->prio_depth[i].priority = lh->prio;
-		st->prio_depth[i].depth = lh->level_len;
-		listed += lh->level_len;
+		st->prio_depth[i].priority = l->prio;
+		st->prio_depth[i].depth = l->len;
+		listed += l->len;
 	}
 	st->nr_prio_levels = i;
 	st->prio_depth_other = q->nr_ready - listed;
@@ -1696,6 +1715,7 @@ static struct kwq *kwq_registry_find(const char *name)
 static void kwq_free(struct kwq *q)
 {
 	struct kwq_node *n;
+	struct rb_node *rb;
 	unsigned long i;
 
 	hrtimer_cancel(&q->timer);
@@ -1706,6 +1726,10 @@ static void kwq_free(struct kwq *q)
 			kwq_node_slab_free(n);
 		}
 	kvfree(q->hash);
+	while ((rb = rb_first(&q->all_levels))) {
+		rb_erase(rb, &q->all_levels);
+		kfree(rb_entry(rb, struct kwq_level, all_rb));
+	}
 	kwq_budget_uncharge(q->budget, NULL, q->charged);
 	kwq_budget_put(q->budget);
 	mem_cgroup_put(q->memcg);
@@ -1771,6 +1795,9 @@ static struct kwq *kwq_create_common(const char *name,
 				       KWQ_HASH_BITS_MIN, KWQ_HASH_BITS_INIT);
 	INIT_WORK(&q->grow_work, kwq_grow_work);
 	q->levels = RB_ROOT_CACHED;
+	q->all_levels = RB_ROOT;
+	INIT_LIST_HEAD(&q->level0.fifo);
+	RB_CLEAR_NODE(&q->level0.ready_rb);
 	q->delayed = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&q->processing);
 	INIT_LIST_HEAD(&q->idle);
@@ -1957,19 +1984,19 @@ int kwq_core_init(void)
 		size_t len = kwq_cache_keys[i];
 
 		/*
-		 * Keys are copied to userspace straight from the node:
-		 * whitelist the key bytes for hardened usercopy. No
+		 * No usercopy whitelist: dev.c copies keys out of nodes
+		 * under the queue lock, never straight to userspace. No
 		 * SLAB_ACCOUNT: a queue that charges the caller passes
 		 * __GFP_ACCOUNT per allocation.
 		 */
-		kwq_node_caches[i] =
-			kmem_cache_create_usercopy(names[i], key + len, 0, 0,
-						   key, len, NULL);
+		kwq_node_caches[i] = kmem_cache_create(names[i], key + len, 0,
+						       0, NULL);
 		if (!kwq_node_caches[i]) {
 			while (i--)
 				kmem_cache_destroy(kwq_node_caches[i]);
 			return -ENOMEM;
 		}
+		kwq_node_sizes[i] = kmem_cache_size(kwq_node_caches[i]);
 	}
 	kwq_debugfs_init();
 	return 0;

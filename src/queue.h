@@ -56,17 +56,8 @@ struct kwq_node {
 	/* READY: clock time it became ready; PROCESSING: as get saw it */
 	u64 queued_ns;
 	union {
-		/*
-		 * READY: ->fifo links the members of one priority level in
-		 * a circle without sentinel, oldest first; only the oldest
-		 * (the level head) sits in the level tree by ->level_rb and
-		 * counts its level's keys in ->level_len.
-		 */
-		struct {
-			struct list_head fifo;
-			struct rb_node level_rb;
-			u64 level_len;
-		};
+		/* READY: in its level's FIFO (struct kwq_level of ->prio) */
+		struct list_head fifo;
 		/* WAITING: in the delay tree; ->seq breaks deadline ties */
 		struct {
 			struct rb_node delay_rb;
@@ -87,10 +78,23 @@ struct kwq_node {
 	int requeue_prio;		/* priority of the pending requeue */
 	u8 state;			/* enum kwq_state */
 	u8 requeue;			/* enum kwq_requeue */
-	bool level_head;
 	u8 cache;			/* index of the kmem_cache it is from */
 	u16 key_len;
 	u8 key[];
+};
+
+/*
+ * The ready keys of one priority, oldest first. In kwq->levels (by
+ * ->ready_rb) while it has keys; in kwq->all_levels (by ->all_rb) from
+ * the first add of its priority until the queue is freed (priority 0:
+ * kwq->level0, in neither's all_levels).
+ */
+struct kwq_level {
+	struct list_head fifo;
+	struct rb_node ready_rb;
+	struct rb_node all_rb;
+	unsigned long len;
+	int prio;
 };
 
 /* Token bucket state (golang.org/x/time/rate with n = 1). */
@@ -128,7 +132,9 @@ struct kwq {
 	bool anon;			/* constant: not in kwq_registry */
 	struct work_struct grow_work;
 
-	struct rb_root_cached levels;	/* level heads, highest first */
+	struct rb_root_cached levels;	/* levels with keys, highest first */
+	struct rb_root all_levels;	/* every level but level0, by prio */
+	struct kwq_level level0;	/* priority 0 */
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
 	struct list_head processing;
 	struct list_head idle;		/* IDLE records, least recent first */
