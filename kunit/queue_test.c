@@ -1271,6 +1271,76 @@ static void unget_puts_item_back_at_head_of_its_level(struct kunit *test)
 	kt_get_done(test, q, "c");
 }
 
+/* --- kwq_done_get(), a worker's cycle --- */
+
+static void done_get_of_a_zeroed_item_only_gets(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item = {};
+
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, KWQ_GET_NONBLOCK, 0,
+					      &item));
+	KUNIT_EXPECT_MEMEQ(test, item.key, "a", 1);
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).processing);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+static void done_get_finishes_then_takes_the_next(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item = {};
+
+	kt_add(q, "a");
+	kt_add(q, "b");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
+	/* Dirty while processing: requeued at the tail, behind "b". */
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
+	KUNIT_EXPECT_MEMEQ(test, item.key, "b", 1);
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
+	KUNIT_EXPECT_MEMEQ(test, item.key, "a", 1);
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).processing);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_expect_empty(test, q);
+}
+
+static void done_get_of_a_stale_item_takes_nothing(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item = {}, old;
+
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
+	old = item;
+	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &item));
+	kt_add(q, "b");
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done_get(q, NULL, 0, 0, &item));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&old, &item, sizeof(item)));
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
+}
+
+static void done_get_with_nothing_ready_leaves_no_lease(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item = {};
+
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, kwq_done_get(q, NULL, KWQ_GET_NONBLOCK,
+						    0, &item));
+	/* "a" was finished; the item holds nothing, so passing it again gets. */
+	kt_expect_empty(test, q);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
+	KUNIT_EXPECT_EQ(test, 0ULL, item.lease);
+	kt_add(q, "b");
+	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
+	KUNIT_EXPECT_MEMEQ(test, item.key, "b", 1);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
 /* A lease finished before its unget (same file, another thread): no-op. */
 static void unget_of_an_ended_lease_changes_nothing(struct kunit *test)
 {
@@ -1785,6 +1855,10 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(release_owner_after_shutdown_lets_drain_finish),
 	KUNIT_CASE(done_key_checks_owner),
 	KUNIT_CASE(unget_puts_item_back_at_head_of_its_level),
+	KUNIT_CASE(done_get_of_a_zeroed_item_only_gets),
+	KUNIT_CASE(done_get_finishes_then_takes_the_next),
+	KUNIT_CASE(done_get_of_a_stale_item_takes_nothing),
+	KUNIT_CASE(done_get_with_nothing_ready_leaves_no_lease),
 	KUNIT_CASE(unget_of_an_ended_lease_changes_nothing),
 	KUNIT_CASE(unget_keeps_priority_and_pending_readd),
 	KUNIT_CASE(poll_reports_ready_keys_and_hangup),

@@ -428,13 +428,20 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
  * number: smaller than the first version is EINVAL, a larger one must have
  * a zero tail (E2BIG otherwise, from copy_struct_from_user()).
  */
-static int kwq_copy_args(void *dst, size_t ksize, unsigned int cmd,
-			 unsigned long arg)
+static __always_inline int kwq_copy_args(void *dst, size_t ksize,
+					 unsigned int cmd, unsigned long arg)
 {
 	size_t usize = _IOC_SIZE(cmd);
 
 	if (usize < ksize)
 		return -EINVAL;
+	/*
+	 * This version's size, the common case: inlined, a copy of constant
+	 * size, which hardened usercopy need not check at run time.
+	 */
+	if (usize == ksize)
+		return copy_from_user(dst, (void __user *)arg, ksize) ?
+		       -EFAULT : 0;
 	return copy_struct_from_user(dst, ksize, (void __user *)arg, usize);
 }
 

@@ -309,12 +309,12 @@ static void kwq_grow_work(struct work_struct *work)
  * short key does not pay for a long one's room.
  */
 static const u16 kwq_cache_keys[] = { 16, 48, KWQ_KEY_MAX };
-static struct kmem_cache *kwq_node_caches[ARRAY_SIZE(kwq_cache_keys)];
+static_assert(ARRAY_SIZE(kwq_cache_keys) == KWQ_NODE_CACHES);
+static struct kmem_cache *kwq_node_caches[KWQ_NODE_CACHES];
 /* kmem_cache_size() of each, what a node is charged */
 static unsigned int kwq_node_sizes[ARRAY_SIZE(kwq_cache_keys)];
 
-static_assert(ARRAY_SIZE(kwq_cache_keys) == 3);
-
+static_assert(KWQ_NODE_CACHES == 3);
 static unsigned int kwq_cache_index(size_t len)
 {
 	return (len > kwq_cache_keys[0]) + (len > kwq_cache_keys[1]);
@@ -348,9 +348,27 @@ static void kwq_node_slab_free(struct kwq_node *n)
 }
 
 /*
+ * Nodes freed under q->lock wait in q->free_list (through ->hnext) and go
+ * back to the slab after the lock is dropped (kwq_unlock()). A queue that
+ * does not charge its caller's memcg keeps one freed node per cache in
+ * q->pool instead, for its next new key: a worker loop then moves no
+ * memory at all. (A charged node must not carry another caller's key.)
+ */
+static void kwq_nodes_free(struct kwq_node *n)
+{
+	struct kwq_node *next;
+
+	for (; n; n = next) {
+		next = n->hnext;
+		kwq_node_slab_free(n);
+	}
+}
+
+/*
  * Put @key in the hash with the node *@spare if the caller preallocated
- * one (and take it: *@spare becomes NULL), else with a node allocated
- * here. Returns the node or ERR_PTR(-EDQUOT or -ENOMEM).
+ * one (and take it: *@spare becomes NULL), else with a pooled node, else
+ * with a node allocated here. Returns the node or ERR_PTR(-EDQUOT or
+ * -ENOMEM).
  */
 static struct kwq_node *kwq_node_insert(struct kwq *q,
 					struct kwq_node **bucket,
@@ -365,6 +383,9 @@ static struct kwq_node *kwq_node_insert(struct kwq *q,
 	if (spare && *spare && (*spare)->cache == index) {
 		n = *spare;
 		*spare = NULL;
+	} else if (q->pool[index]) {
+		n = q->pool[index];
+		WRITE_ONCE(q->pool[index], NULL);
 	} else {
 		/*
 		 * Under q->lock, possibly in hard interrupt context; charged
@@ -407,8 +428,13 @@ static void kwq_node_free(struct kwq *q, struct kwq_node *n)
 	q->nr_nodes--;
 	if (n->failures)
 		q->nr_failure_records--;
-	kmem_cache_free(kwq_node_cache_of(index), n);
 	kwq_uncharge(q, kwq_node_sizes[index]);
+	if (!q->gfp_account && !q->pool[index]) {
+		WRITE_ONCE(q->pool[index], n);
+	} else {
+		n->hnext = q->free_list;
+		q->free_list = n;
+	}
 }
 
 static void kwq_fail_inc(struct kwq *q, struct kwq_node *n)
@@ -817,15 +843,20 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 }
 
 /*
- * Drop q->lock, then wake one getter per key made @ready (getters wait
- * exclusively; pollers always wake) and, once drained, drain waiters.
+ * Drop q->lock, free the nodes freed under it, then wake one getter per
+ * key made @ready (getters wait exclusively; pollers always wake) and,
+ * once drained, drain waiters.
  */
 static void kwq_unlock(struct kwq *q, unsigned long flags, unsigned int ready)
 	__releases(&q->lock)
 {
 	bool drained = q->shutting_down && !q->nr_ready && !q->nr_processing;
+	struct kwq_node *freed = q->free_list;
 
+	q->free_list = NULL;
 	spin_unlock_irqrestore(&q->lock, flags);
+	if (freed)
+		kwq_nodes_free(freed);
 	/*
 	 * wq_has_sleeper()'s barrier pairs with the one in the getter's
 	 * prepare_to_wait_exclusive(): either it sees the getter queued, or
@@ -842,6 +873,7 @@ struct kwq_add_args {
 	s64 after_ns;
 	int prio;
 	bool limited;
+	bool now_read;			/* ->now is this critical section's */
 	u64 now;
 	struct kwq_node *spare;		/* preallocated node, or NULL */
 	unsigned int ready;		/* out: keys made ready */
@@ -872,6 +904,14 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		goto out;
 	bucket = kwq_bucket(q, hash);
 	n = kwq_chain_find(*bucket, key, len, hash);
+	/* The most frequent add of all changes nothing: a key already ready. */
+	if (n && n->state == KWQ_READY && !a->limited && after_ns <= 0 &&
+	    a->prio <= n->prio)
+		goto out;
+	if (!a->now_read) {
+		a->now = kwq_now(q);
+		a->now_read = true;
+	}
 	if (a->limited) {
 		delay = kwq_limiters_when(q, n ? n->failures : 0, a->now, &plan);
 		after_ns = min_t(u64, delay, S64_MAX);
@@ -943,11 +983,20 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
 	hash = kwq_hash(q, key, len);
+	/*
+	 * Allocate before the lock if no pooled node waits: a new key then
+	 * costs the critical section no allocation. (A charged queue has no
+	 * pool; it allocates under the lock only for keys it does not have,
+	 * rather than for every add of a key it has.)
+	 */
+	if (!q->gfp_account && !READ_ONCE(q->pool[kwq_cache_index(len)]))
+		a.spare = kwq_node_prealloc(len, GFP_NOWAIT);
 
 	spin_lock_irqsave(&q->lock, flags);
-	a.now = kwq_now(q);
 	ret = kwq_add_locked(q, key, len, hash, &a, delay_ns);
 	kwq_unlock(q, flags, a.ready);
+	if (unlikely(a.spare))
+		kwq_node_slab_free(a.spare);
 	return ret;
 }
 
@@ -1028,7 +1077,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 			spare[i] = kwq_node_prealloc(keys[k + i].len, gfp);
 		}
 		spin_lock_irqsave(&q->lock, flags);
-		a.now = kwq_now(q);
+		a.now_read = false;
 		a.ready = 0;
 		for (i = 0; i < n; i++) {
 			delay = opts->delays ? &opts->delays[k + i] : NULL;
@@ -1110,7 +1159,7 @@ int kwq_forget(struct kwq *q, const void *key, size_t len)
 			kwq_node_free(q, n);
 		}
 	}
-	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_unlock(q, flags, 0);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kwq_forget);
@@ -1446,6 +1495,41 @@ int kwq_done(struct kwq *q, const struct kwq_item *item)
 }
 EXPORT_SYMBOL_GPL(kwq_done);
 
+int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
+		 s64 timeout_ns, struct kwq_item *item)
+{
+	unsigned long irqflags;
+	struct kwq_node *n;
+	bool taken;
+	int got;
+	u64 now;
+
+	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, irqflags);
+	now = kwq_now(q);
+	if (item->lease) {
+		n = kwq_lease_node(q, item);
+		if (!n) {
+			spin_unlock_irqrestore(&q->lock, irqflags);
+			return -ESTALE;
+		}
+		kwq_finish(q, n, now);
+	}
+	/*
+	 * No wake-up either way: a key the done made ready is taken here
+	 * (this or one before it), so no more keys are ready than before.
+	 */
+	taken = kwq_take_locked(q, owner, now, item);
+	kwq_unlock(q, irqflags, 0);
+	if (taken)
+		return 0;
+	memset(item, 0, sizeof(*item));
+	got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
+	return got > 0 ? 0 : got;
+}
+EXPORT_SYMBOL_GPL(kwq_done_get);
+
 int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 {
 	struct kwq_node *n;
@@ -1571,7 +1655,7 @@ int kwq_shutdown(struct kwq *q)
 	spin_lock_irqsave(&q->lock, flags);
 	kwq_shutdown_locked(q, false);
 	q->shutdown_seq++;
-	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_unlock(q, flags, 0);
 	wake_up_all(&q->get_wq);
 	wake_up_all(&q->drain_wq);
 	return 0;
@@ -1605,7 +1689,7 @@ int kwq_shutdown_drain(struct kwq *q)
 	spin_lock_irqsave(&q->lock, flags);
 	kwq_shutdown_locked(q, true);
 	seq = q->shutdown_seq;
-	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_unlock(q, flags, 0);
 	wake_up_all(&q->get_wq);
 
 	kwq_get_ref(q);
@@ -1726,6 +1810,9 @@ static void kwq_free(struct kwq *q)
 			kwq_node_slab_free(n);
 		}
 	kvfree(q->hash);
+	kwq_nodes_free(q->free_list);
+	for (i = 0; i < ARRAY_SIZE(q->pool); i++)
+		kwq_node_slab_free(q->pool[i]);
 	while ((rb = rb_first(&q->all_levels))) {
 		rb_erase(rb, &q->all_levels);
 		kfree(rb_entry(rb, struct kwq_level, all_rb));

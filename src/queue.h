@@ -97,6 +97,9 @@ struct kwq_level {
 	int prio;
 };
 
+/* Node caches by key length (queue.c: kwq_cache_keys) */
+#define KWQ_NODE_CACHES		3
+
 /* Token bucket state (golang.org/x/time/rate with n = 1). */
 struct kwq_bucket {
 	s64 tokens;	/* in 1e-12 tokens; negative while in debt */
@@ -123,6 +126,9 @@ struct kwq {
 
 	hsiphash_key_t hkey;		/* constant */
 	struct kwq_node **hash;		/* buckets: singly linked chains */
+	/* freed nodes: to the slab after unlock; one per cache kept */
+	struct kwq_node *free_list;
+	struct kwq_node *pool[KWQ_NODE_CACHES];
 	unsigned int hash_bits;
 	/* growing: buckets of ->hash below ->rehash_pos are in ->new_hash */
 	struct kwq_node **new_hash;

@@ -711,6 +711,32 @@ int kwq_done_batch(struct kwq *q, const struct kwq_item *items,
 int kwq_done(struct kwq *q, const struct kwq_item *item);
 
 /**
+ * kwq_done_get() - a worker's cycle: finish the item held, take the next
+ * @q: queue
+ * @owner: as for kwq_get()
+ * @flags: as for kwq_get()
+ * @timeout_ns: as for kwq_get()
+ * @item: the item from the last kwq_get() or kwq_done_get() on @q, or a
+ *	zeroed one (the first call of a loop): filled with the next key
+ *
+ * kwq_done() of @item if it holds a lease, then kwq_get() into @item, in
+ * one critical section when a key is ready. A worker loop is
+ *
+ *	struct kwq_item item = {};
+ *
+ *	while (!kwq_done_get(q, NULL, 0, KWQ_WAIT_FOREVER, &item))
+ *		process(&item);
+ *
+ * Context: as kwq_get().
+ * Return: 0 with @item holding the next key. -ESTALE if @item's lease
+ * had ended: nothing is done or taken and @item is not written. Any other
+ * error is kwq_get()'s, after the done: @item then holds no lease (as a
+ * zeroed item) and may be passed again.
+ */
+int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
+		 s64 timeout_ns, struct kwq_item *item);
+
+/**
  * kwq_done_key() - kwq_done() by key, checking the owner
  * @q: queue
  * @key: key bytes

@@ -11,7 +11,8 @@
  *  - throughput: one producer kthread adds @items distinct 16-byte keys,
  *    @consumers kthreads take and finish them. Four implementations, in
  *    an order rotating with @rep:
- *      kwq        kwq_add() per key; kwq_get() + kwq_done() per key
+ *      kwq        kwq_add() per key; a worker loop of kwq_done_get() per
+ *                 key (finish the last, take the next: one call)
  *      kwq_batch  kwq_add_batch() of @batch keys (GFP_KERNEL);
  *                 kwq_get_batch(min_nr @batch_min, max_nr @batch) +
  *                 kwq_done_batch()
@@ -227,18 +228,20 @@ static int bench_kwq_producer(void *arg)
 static int bench_kwq_consumer(void *arg)
 {
 	struct bench_ctx *c = arg;
-	struct kwq_item item;
+	struct kwq_item item = {};
 	int ret;
 
 	for (;;) {
 		ret = -EAGAIN;
 		/* diag: a first non-blocking try counts the waits. */
 		if (diag)
-			ret = kwq_get(c->q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+			ret = kwq_done_get(c->q, NULL, KWQ_GET_NONBLOCK, 0,
+					   &item);
 		if (ret == -EAGAIN) {
 			if (diag)
 				atomic_inc(&c->sleeps);
-			ret = kwq_get(c->q, NULL, 0, KWQ_WAIT_FOREVER, &item);
+			ret = kwq_done_get(c->q, NULL, 0, KWQ_WAIT_FOREVER,
+					   &item);
 		}
 		if (ret) {
 			if (ret != -ESHUTDOWN)
@@ -247,8 +250,7 @@ static int bench_kwq_consumer(void *arg)
 		}
 		if (bench_key_idx(&item) == U64_MAX)
 			atomic_inc(&c->errors);
-		if (kwq_done(c->q, &item))
-			atomic_inc(&c->errors);
+		/* Counted before kwq_done_get() finishes it: see the drain. */
 		atomic_inc(&c->ran);
 	}
 	bench_idle_until_stopped();
