@@ -22,7 +22,7 @@
 # e.g. diag=1), KWQ_BENCH_ARGS (kernel command line), KWQ_BENCH_UPDATE_DOC=1 (rewrite the table in
 # Documentation/benchmarks.rst).
 set -euo pipefail
-. "$(dirname "$0")/../testing/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 out=${KWQ_BENCH_OUT:-$KWQ_OUT/bench}
 reps=${KWQ_BENCH_REPS:-5}
@@ -38,10 +38,7 @@ suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory} "
 kargs=${KWQ_BENCH_KARGS:-}	# extra kwq_bench.ko parameters, e.g. diag=1
 start=$(date +%s)
 
-need_pkg gcc gcc
-need_pkg make make
 need_pkg python3 python3
-need_pkg libc6-dev /usr/include/stdio.h
 need_pkg gnuplot-nox gnuplot
 
 mkdir -p "$out"
@@ -49,24 +46,7 @@ out=$(realpath "$out")
 rm -f "$out"/vm.log "$out"/*.csv "$out"/table.* "$out"/scaling.* \
 	"$out"/ratios.* "$out"/targets.txt
 
-stock=$("$KWQ_ROOT/tools/testing/stock-kernel.sh" 6.12)
-kdir=$(sed -n 1p <<<"$stock") image=$(sed -n 2p <<<"$stock")
-
-say "building kwq.ko against $(basename "$kdir")"
-"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$out/mod"
-say "building kwq_bench.ko"
-rm -rf "$out/benchmod"
-mkdir -p "$out/benchmod/tools"
-cp -r "$KWQ_ROOT/tools/bench" "$out/benchmod/tools/"
-ln -s "$out/mod/src/include" "$out/benchmod/include"
-if ! make -C "$kdir" M="$out/benchmod/tools/bench" W=1 \
-	KBUILD_EXTRA_SYMBOLS="$out/mod/src/Module.symvers" modules \
-	>"$out/benchmod/build.log" 2>&1 ||
-	grep -E '(warning|error):' "$out/benchmod/build.log" >&2; then
-	die "kwq_bench.ko build failed (log: $out/benchmod/build.log)"
-fi
-say "building kwq_ubench"
-make -s -C "$KWQ_ROOT/tools/bench" OUT="$out/user" >&2
+bench_build "$out"
 
 # The VM plan, sourced by tools/testing/init.sh. Each repetition runs
 # every suite; results are RESULT lines on the console.
@@ -116,25 +96,20 @@ expect "rmmod kwq" rmmod kwq
 echo "BENCH-END"
 EOF
 
-# Keep the TSC as the guest's clocksource (see tsc_khz.c): without it the
-# guest runs on jiffies (4 ms resolution, no high-resolution timers).
-tsc_khz=$("$out/user/tsc_khz")
-vm_args="slab_nomerge tsc_early_khz=$tsc_khz tsc=reliable ${KWQ_BENCH_ARGS:-}"
-
 # Other jobs on the host's cores skew TCG timings: the report shows the
 # load average when the VM starts and when it has ended.
 load_start=$(cut -d' ' -f1 /proc/loadavg)
-say "booting stock $(basename "$image") (2 vCPUs, TCG): $reps repetitions, console $out/vm.log"
+say "booting stock $(basename "$BENCH_IMAGE") (2 vCPUs, TCG): $reps repetitions, console $out/vm.log"
 vm_rc=0
-"$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$out/vm.log" -p "$out/plan" \
-	-t "$timeout" -a "$vm_args" \
+"$KWQ_ROOT/tools/testing/vm.sh" -k "$BENCH_IMAGE" -o "$out/vm.log" -p "$out/plan" \
+	-t "$timeout" -a "$BENCH_VM_ARGS" \
 	"$out/mod/kwq.ko=/kwq/kwq.ko" \
 	"$out/benchmod/tools/bench/kwq_bench.ko=/kwq/kwq_bench.ko" \
 	"$out/user/kwq_ubench=/kwq/kwq_ubench" || vm_rc=$?
 
 machine="host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 machine+=" ($(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo));"
-machine+=" guest: Debian $(basename "$image" | sed 's/^vmlinuz-//'),"
+machine+=" guest: Debian $(basename "$BENCH_IMAGE" | sed 's/^vmlinuz-//'),"
 machine+=" QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') TCG, 2 vCPUs, 1.5 GiB"
 machine+="; host load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 python3 "$KWQ_ROOT/tools/bench/report.py" --out "$out" --machine "$machine" \

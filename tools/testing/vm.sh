@@ -2,23 +2,25 @@
 # Pack an initramfs and boot one kwq test VM under QEMU TCG.
 #
 # usage: vm.sh -k KERNEL -o LOG -p PLAN [-t TIMEOUT] [-a EXTRA_ARGS]
-#              [SRC=DEST ...]
+#              [-q QEMU_ARGS] [SRC=DEST ...]
 # Each SRC=DEST copies a host file into the initramfs at DEST. PLAN is a
 # shell fragment run by init.sh (load_module, kunit_module, user_test, ...).
+# QEMU_ARGS: more QEMU options (split on spaces), e.g. a QMP socket.
 # The console goes to LOG. Exit 0 when QEMU ended by itself, 1 otherwise
 # (timeout, QEMU error); judging the log is report.py's job.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-timeout=300 extra= kernel= log= plan=
-while getopts k:o:p:t:a: opt; do
+timeout=300 extra= kernel= log= plan= qemu_args=
+while getopts k:o:p:t:a:q: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	o) log=$OPTARG ;;
 	p) plan=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	a) extra=$OPTARG ;;
-	*) die "usage: vm.sh -k KERNEL -o LOG -p PLAN [-t S] [-a ARGS] [SRC=DEST...]" ;;
+	q) qemu_args=$OPTARG ;;
+	*) die "usage: vm.sh -k KERNEL -o LOG -p PLAN [-t S] [-a ARGS] [-q QEMU_ARGS] [SRC=DEST...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -48,10 +50,11 @@ cpio_file=${log%.log}.cpio
 args="console=ttyS0 reboot=t panic=-1 panic_on_warn=1 oops=panic"
 args+=" loglevel=7 printk.time=1 rdinit=/init $extra"
 rc=0
+# shellcheck disable=SC2086 # QEMU_ARGS are several words
 timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1536 \
 	-machine microvm,acpi=off -nodefaults -no-reboot -display none \
 	-serial "file:$log" -kernel "$kernel" -initrd "$cpio_file" \
-	-append "$args" </dev/null >"$log.qemu" 2>&1 || rc=$?
+	-append "$args" $qemu_args </dev/null >"$log.qemu" 2>&1 || rc=$?
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "error: VM timed out after ${timeout}s; last console lines ($log):" >&2
 	tail -25 "$log" | sed 's/^/    | /' >&2
