@@ -1885,4 +1885,4 @@ static struct kunit_suite kwq_queue_suite = {
 
 kunit_test_suite(kwq_queue_suite);
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+KWQ_MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -33,6 +33,17 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
+ * 6.13 made the namespace of MODULE_IMPORT_NS() a string literal; before,
+ * the macro stringified a bare token. KWQ_MODULE_IMPORT_NS() takes the
+ * token on every kernel.
+ */
+#if defined(KWQ_HAVE_IMPORT_NS_STRING) || LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define KWQ_MODULE_IMPORT_NS(ns) MODULE_IMPORT_NS(#ns)
+#else
+#define KWQ_MODULE_IMPORT_NS(ns) MODULE_IMPORT_NS(ns)
+#endif
+
+/*
  * put_ipc_ns() is exported only by later kernels (Debian's 6.12 has it,
  * 6.1 not). Every version drops a reference the way nsfs and setns() do,
  * through the namespace's own operations (ipcns_put() calls put_ipc_ns()),

@@ -4,8 +4,9 @@
 #   1. static checks: checkpatch --strict, sparse (C=2), W=1 builds
 #   2. the debug kernel (KUnit, KASAN, lockdep, kmemleak, UBSAN...) in QEMU:
 #      kwq.ko + KUnit suites + userspace tests
-#   3. Debian's stock 6.1 and 6.12 kernels in QEMU: load, userspace tests,
-#      unload
+#   3. Debian's stock kernels in QEMU (bookworm's 6.1 and 6.12, unstable's
+#      7.2 through tools/testing/sid-kernel.sh): W=1 build, load,
+#      userspace tests, unload
 #   4. the harness self-test: deliberately broken modules must fail
 #
 # Each check is one or more test cases; the last line is the summary
@@ -188,7 +189,10 @@ if [[ " $sections " == *" kcsan "* ]]; then
 fi
 
 if [[ " $sections " == *" stock "* ]]; then
-	for v in 6.1 6.12; do
+	# 7.2 is fetched from Debian unstable (versions in
+	# tools/testing/sid-pins) and its build tree prepared once; a
+	# failure to do so is a failed case like any other.
+	for v in 6.1 6.12 7.2; do
 		section "stock Debian $v kernel"
 		if ! out=$("$KWQ_ROOT/tools/testing/stock-kernel.sh" $v); then
 			case_result "stock $v kernel available" FAIL

@@ -39,6 +39,16 @@ need_pkg() {
 	die "$missing not found: install the Debian package '$pkg' (apt-get install $pkg), or run as root to install it automatically"
 }
 
+# sid_pin PACKAGE: the version of PACKAGE that tools/testing/sid-pins pins
+# (the packages taken from Debian unstable; sid-fetch.sh fetches them).
+KWQ_SID_PINS=$KWQ_ROOT/tools/testing/sid-pins
+sid_pin() {
+	local v
+	v=$(awk -v p="$1" '$1 == p { print $2 }' "$KWQ_SID_PINS")
+	[ -n "$v" ] || die "$KWQ_SID_PINS pins no version of $1"
+	echo "$v"
+}
+
 # Version of the Debian kernel source package the test kernel is built from.
 kwq_src_version() {
 	dpkg-query -W -f '${Version}' "$KWQ_SRC_PKG" 2>/dev/null

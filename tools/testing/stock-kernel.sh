@@ -2,15 +2,17 @@
 # Locate (installing if needed) one of Debian's stock kernels: its headers
 # for building kwq.ko and its bzImage for booting it in QEMU.
 #
-# usage: stock-kernel.sh 6.1|6.12
+# usage: stock-kernel.sh 6.1|6.12|7.2
 # prints two lines: the headers directory (KDIR) and the kernel image.
+# 6.1 and 6.12 are bookworm's; 7.2 comes from unstable (sid-kernel.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 case ${1:-} in
 6.1) meta=linux-headers-amd64 ;;
 6.12) meta=linux-headers-6.12-amd64 ;;
-*) die "usage: stock-kernel.sh 6.1|6.12" ;;
+7.2) exec "$KWQ_ROOT/tools/testing/sid-kernel.sh" "$1" ;;
+*) die "usage: stock-kernel.sh 6.1|6.12|7.2" ;;
 esac
 need_pkg "$meta" "/usr/share/doc/$meta"
 # The metapackage depends on the versioned headers package, whose name
