@@ -13,6 +13,7 @@
 #include <linux/hrtimer.h>
 #include <linux/ipc_namespace.h>
 #include <linux/proc_ns.h>
+#include <linux/slab.h>
 
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
@@ -55,6 +56,27 @@ static inline void kwq_put_ipc_ns(struct ipc_namespace *ns)
 #ifdef CONFIG_IPC_NS
 	if (ns)
 		ns->ns.ops->put(&ns->ns);
+#endif
+}
+
+/*
+ * A SLAB_TYPESAFE_BY_RCU cache of @size-byte objects whose free pointer
+ * lives at @freeptr inside the object, where the kernel has struct
+ * kmem_cache_args (6.12); before, SLUB puts it after the object, which
+ * costs every object a pointer more.
+ */
+static inline struct kmem_cache *
+kwq_cache_create_rcu(const char *name, unsigned int size, unsigned int freeptr)
+{
+#ifdef KWQ_HAVE_FREEPTR_OFFSET
+	struct kmem_cache_args args = {
+		.freeptr_offset = freeptr,
+		.use_freeptr_offset = true,
+	};
+
+	return kmem_cache_create(name, size, &args, SLAB_TYPESAFE_BY_RCU);
+#else
+	return kmem_cache_create(name, size, 0, SLAB_TYPESAFE_BY_RCU, NULL);
 #endif
 }
 

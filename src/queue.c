@@ -60,6 +60,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/atomic.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
@@ -71,11 +72,13 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "kwq_internal.h"
 #include "queue.h"
 
@@ -128,10 +131,12 @@ static struct kwq_node **kwq_bucket(struct kwq *q, u32 hash)
 	return &q->hash[i];
 }
 
+/* Publish @n at the head of @bucket, initialized (kwq_ready_lockless()). */
 static void kwq_chain_push(struct kwq_node **bucket, struct kwq_node *n)
 {
 	n->hnext = *bucket;
-	*bucket = n;
+	/* Pairs with the READ_ONCE() of the chain in kwq_ready_lockless(). */
+	smp_store_release(bucket, n);
 }
 
 /* The node of @key in the chain from @n (@key's bucket), or NULL. */
@@ -283,16 +288,23 @@ static void kwq_grow_work(struct work_struct *work)
 		for (; q->rehash_pos < end; q->rehash_pos++) {
 			old = &q->hash[q->rehash_pos];
 			while ((n = *old)) {
-				*old = n->hnext;
+				WRITE_ONCE(*old, n->hnext);
 				kwq_chain_push(&new[n->hash & ((1U << bits) - 1)],
 					       n);
 			}
 		}
 		if (end == size) {
-			/* All moved: the new table is the table. */
-			swap(q->hash, new);
+			/*
+			 * All moved: the new table is the table. A lockless
+			 * reader that sees the new size sees the new table.
+			 */
+			old = q->hash;
+			WRITE_ONCE(q->hash, new);
+			new = old;
 			kwq_uncharge(q, kwq_table_bytes(q->hash_bits));
-			q->hash_bits = bits;
+			/* Pairs with smp_rmb() in kwq_ready_lockless(). */
+			smp_wmb();
+			WRITE_ONCE(q->hash_bits, bits);
 			q->new_hash = NULL;
 			q->rehash_pos = 0;
 			q->grow_pending = false;
@@ -300,7 +312,8 @@ static void kwq_grow_work(struct work_struct *work)
 		spin_unlock_irq(&q->lock);
 		cond_resched();
 	}
-	/* The old table, empty now. */
+	/* The old table, empty now, once no lockless reader can be in it. */
+	synchronize_rcu();
 	kvfree(new);
 }
 
@@ -400,8 +413,10 @@ static struct kwq_node *kwq_node_insert(struct kwq *q,
 	}
 	/*
 	 * A slab object holds stale bytes: set what no state's insert sets
-	 * (the links, ->prio and ->state are set by it).
+	 * (the links and ->prio are set by it), and a ->state that no
+	 * lockless reader takes for READY.
 	 */
+	n->state = KWQ_IDLE;
 	n->deadline = 0;
 	n->hash = hash;
 	n->failures = 0;
@@ -421,10 +436,12 @@ static void kwq_node_free(struct kwq *q, struct kwq_node *n)
 	unsigned int index = n->cache;
 	struct kwq_node **pp = kwq_bucket(q, n->hash);
 
+	/* No lockless reader takes it for ready again (nor its next life). */
+	WRITE_ONCE(n->state, KWQ_IDLE);
 	/* Chains are short (a node or two per bucket): walk to unlink. */
 	while (*pp != n)
 		pp = &(*pp)->hnext;
-	*pp = n->hnext;
+	WRITE_ONCE(*pp, n->hnext);
 	q->nr_nodes--;
 	if (n->failures)
 		q->nr_failure_records--;
@@ -462,6 +479,7 @@ static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1] = {
 	10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
 	100000000ULL, 1000000000ULL, 10000000000ULL, U64_MAX,
 };
+
 static_assert(KWQ_HIST_BUCKETS == 10);
 
 /* Histogram bucket of a duration: the first bound >= @ns. */
@@ -601,8 +619,10 @@ static void kwq_ready_insert(struct kwq *q, struct kwq_node *n, int prio,
 	/* kwq_level_prepare() made it when @prio came in. */
 	if (WARN_ON_ONCE(!l))
 		l = &q->level0;
-	n->prio = l->prio;
-	n->state = KWQ_READY;
+	WRITE_ONCE(n->prio, l->prio);
+	n->ready_epoch = ++q->ready_epoch;
+	/* The key, ->prio and ->ready_epoch before the state. */
+	smp_store_release(&n->state, KWQ_READY);
 	q->nr_ready++;
 	if (head)
 		list_add(&n->fifo, &l->fifo);
@@ -654,7 +674,7 @@ static void kwq_wait_insert(struct kwq *q, struct kwq_node *n,
 	n->deadline = deadline;
 	n->prio = prio;
 	n->seq = q->seq++;
-	n->state = KWQ_WAITING;
+	WRITE_ONCE(n->state, KWQ_WAITING);
 	rb_add_cached(&n->delay_rb, &q->delayed, kwq_delay_less);
 	q->nr_waiting++;
 }
@@ -710,7 +730,7 @@ static void kwq_release_node(struct kwq *q, struct kwq_node *n)
 		kwq_node_free(q, n);
 		return;
 	}
-	n->state = KWQ_IDLE;
+	WRITE_ONCE(n->state, KWQ_IDLE);
 	n->deadline = 0;
 	list_add_tail(&n->link, &q->idle);
 	q->nr_idle++;
@@ -969,6 +989,63 @@ out:
 	return ret;
 }
 
+/* Chain links a lockless reader follows before it gives up. */
+#define KWQ_LOCKLESS_HOPS	16
+
+/*
+ * Is @key ready at @prio or higher? Without q->lock, for the add that
+ * would change nothing (the most frequent add of a hot key). True only
+ * if, at one moment during the call, the key's node was ready with that
+ * key and priority; false when unsure (the add then takes the lock).
+ *
+ * Nodes are SLAB_TYPESAFE_BY_RCU and may be freed and reused for another
+ * key meanwhile: each stay in READY has its own ->ready_epoch, set before
+ * ->state is stored with release (kwq_ready_insert()), and a node leaves
+ * READY by a store to ->state first. Reading the state (acquire), the
+ * epoch, the key, then the state and epoch again proves the key was read
+ * within one stay. Tables are freed an RCU grace period after a grow.
+ */
+static bool kwq_ready_lockless(struct kwq *q, const void *key, size_t len,
+			       u32 hash, int prio)
+{
+	struct kwq_node *n, **tbl;
+	unsigned int bits, hops = 0;
+	bool ready = false;
+	u64 epoch;
+
+	rcu_read_lock();
+	bits = READ_ONCE(q->hash_bits);
+	/* Pairs with smp_wmb() in kwq_grow_work(): the table has 2^bits. */
+	smp_rmb();
+	tbl = READ_ONCE(q->hash);
+	for (n = READ_ONCE(tbl[hash & ((1U << bits) - 1)]);
+	     n && hops++ < KWQ_LOCKLESS_HOPS; n = READ_ONCE(n->hnext)) {
+		if (READ_ONCE(n->hash) != hash)
+			continue;
+		/* Pairs with the release in kwq_ready_insert(). */
+		if (smp_load_acquire(&n->state) != KWQ_READY)
+			continue;
+		epoch = READ_ONCE(n->ready_epoch);
+		if (READ_ONCE(n->key_len) != len)
+			continue;
+		/* May race with a reuse of the node: the epoch check tells. */
+		if (data_race(memcmp(n->key, key, len)))
+			continue;
+		if (READ_ONCE(n->prio) < prio)
+			break;
+		/*
+		 * Orders the caller's writes before the state read below;
+		 * pairs with smp_store_mb() in kwq_take_locked().
+		 */
+		smp_mb();
+		ready = READ_ONCE(n->state) == KWQ_READY &&
+			READ_ONCE(n->ready_epoch) == epoch;
+		break;
+	}
+	rcu_read_unlock();
+	return ready;
+}
+
 static __always_inline int
 kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	       int prio, bool limited, u64 *delay_ns)
@@ -983,6 +1060,13 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
 	hash = kwq_hash(q, key, len);
+	/* A key already ready: nothing to change, no lock to take. */
+	if (!limited && after_ns <= 0 &&
+	    kwq_ready_lockless(q, key, len, hash, prio) &&
+	    !READ_ONCE(q->shutting_down)) {
+		trace_kwq_add(q, key, len, after_ns, prio, 0);
+		return 0;
+	}
 	/*
 	 * Allocate before the lock if no pooled node waits: a new key then
 	 * costs the critical section no allocation. (A charged queue has no
@@ -1071,10 +1155,20 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 	gfp = ((opts->gfp & ~__GFP_ACCOUNT) ?: GFP_NOWAIT) | q->gfp_account;
 	while (k < nr && !ret) {
 		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
-		/* Hash and allocate outside the lock; free leftovers after. */
+		/*
+		 * Hash and allocate outside the lock; free leftovers after.
+		 * A key found ready needs no node (if it stops being ready
+		 * meanwhile, the add allocates under the lock).
+		 */
 		for (i = 0; i < n; i++) {
 			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
-			spare[i] = kwq_node_prealloc(keys[k + i].len, gfp);
+			spare[i] = NULL;
+			if (a.limited || a.after_ns > 0 ||
+			    !kwq_ready_lockless(q, keys[k + i].key,
+						keys[k + i].len, hash[i],
+						keys[k + i].priority))
+				spare[i] = kwq_node_prealloc(keys[k + i].len,
+							     gfp);
 		}
 		spin_lock_irqsave(&q->lock, flags);
 		a.now_read = false;
@@ -1266,7 +1360,13 @@ static bool kwq_take_locked(struct kwq *q, void *owner, u64 now,
 	l = rb_entry(rb, struct kwq_level, ready_rb);
 	n = list_first_entry(&l->fifo, struct kwq_node, fifo);
 	kwq_level_unlink(q, l, n);
-	n->state = KWQ_PROCESSING;
+	/*
+	 * A full barrier after the state, paired with the one in
+	 * kwq_ready_lockless(): an add that found the key still ready and
+	 * returned made its caller's writes visible to whoever processes
+	 * the key now (as the workqueue's PENDING bit does).
+	 */
+	smp_store_mb(n->state, KWQ_PROCESSING);
 	n->owner = owner;
 	/* Never 0, so a zeroed struct kwq_item leases nothing. */
 	n->lease = ++q->lease_seq;
@@ -2074,10 +2174,15 @@ int kwq_core_init(void)
 		 * No usercopy whitelist: dev.c copies keys out of nodes
 		 * under the queue lock, never straight to userspace. No
 		 * SLAB_ACCOUNT: a queue that charges the caller passes
-		 * __GFP_ACCOUNT per allocation.
+		 * __GFP_ACCOUNT per allocation. Type-safe by RCU: a node
+		 * kwq_ready_lockless() reaches stays a node, whatever key.
+		 * The slab's free pointer goes in ->queued_ns, a field that
+		 * reader never looks at.
 		 */
-		kwq_node_caches[i] = kmem_cache_create(names[i], key + len, 0,
-						       0, NULL);
+		kwq_node_caches[i] =
+			kwq_cache_create_rcu(names[i], key + len,
+					     offsetof(struct kwq_node,
+						      queued_ns));
 		if (!kwq_node_caches[i]) {
 			while (i--)
 				kmem_cache_destroy(kwq_node_caches[i]);

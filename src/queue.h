@@ -56,8 +56,15 @@ struct kwq_node {
 	/* READY: clock time it became ready; PROCESSING: as get saw it */
 	u64 queued_ns;
 	union {
-		/* READY: in its level's FIFO (struct kwq_level of ->prio) */
-		struct list_head fifo;
+		/*
+		 * READY: in its level's FIFO (struct kwq_level of ->prio);
+		 * ->ready_epoch tells this stay in READY from any other
+		 * (kwq_ready_lockless()).
+		 */
+		struct {
+			struct list_head fifo;
+			u64 ready_epoch;
+		};
 		/* WAITING: in the delay tree; ->seq breaks deadline ties */
 		struct {
 			struct rb_node delay_rb;
@@ -145,6 +152,7 @@ struct kwq {
 	struct list_head processing;
 	struct list_head idle;		/* IDLE records, least recent first */
 	u64 seq;
+	u64 ready_epoch;		/* last kwq_node.ready_epoch given */
 	u64 lease_seq;			/* last lease handed out */
 	u64 timer_deadline;		/* armed deadline, U64_MAX if none */
 

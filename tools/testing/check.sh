@@ -154,7 +154,9 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 		"$KWQ_ROOT/tools/testing/build-module.sh" "$kdebug" "$KWQ_OUT/mod-debug"
 	if [ -f "$KWQ_OUT/mod-debug/kwq_test.ko" ]; then
 		plan yes >"$KWQ_OUT/plan-debug"
-		vm_run debug "$kdebug/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug" 600 \
+		# About 5 min alone on 2 cores; the timeout only catches a
+		# hang, and another VM on the machine can double the time.
+		vm_run debug "$kdebug/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug" 1200 \
 			"$KWQ_OUT/mod-debug/kwq.ko=/kwq/kwq.ko" \
 			"$KWQ_OUT/mod-debug/kwq_test.ko=/kwq/kwq_test.ko" \
 			"$KWQ_OUT/mod-debug/kwq_example.ko=/kwq/kwq_example.ko" \

@@ -378,25 +378,41 @@ static inline void hb_set_fp(struct kmem_cache *s, void *obj, void *fp)
 				     __builtin_bswap64(ptr_addr);
 }
 
-struct kmem_cache *kmem_cache_create_usercopy(const char *name,
-		unsigned int size, unsigned int align, slab_flags_t flags,
-		unsigned int useroffset, unsigned int usersize,
-		void (*ctor)(void *))
+struct kmem_cache *hb_kmem_cache_create(const char *name, unsigned int size,
+					struct kmem_cache_args *args,
+					slab_flags_t flags)
 {
 	struct kmem_cache *s = calloc(1, sizeof(*s));
-	unsigned int order, slab_size;
+	unsigned int order, slab_size, align = args->align;
 
 	if (!s)
 		return NULL;
-	if (ctor || (flags & SLAB_TYPESAFE_BY_RCU))
-		hostbench_die(__FILE__, __LINE__, "slab ctor/RCU caches are not modelled");
+	if (args->ctor)
+		hostbench_die(__FILE__, __LINE__, "slab constructors are not modelled");
+	if (args->use_freeptr_offset &&
+	    (!(flags & SLAB_TYPESAFE_BY_RCU) || args->freeptr_offset >= size ||
+	     args->freeptr_offset % sizeof(void *)))
+		hostbench_die(__FILE__, __LINE__, "bad freeptr_offset");
 	if (flags & SLAB_HWCACHE_ALIGN)
 		align = max_t(unsigned int, align, L1_CACHE_BYTES);
 	align = max_t(unsigned int, align, sizeof(void *));
 	s->name = name;
 	s->object_size = size;
-	s->size = ALIGN(size, align);
-	s->offset = ALIGN_DOWN(s->object_size / 2, sizeof(void *));
+	/*
+	 * SLUB's calculate_sizes(): an RCU-typesafe object keeps its bytes
+	 * when freed, so the free pointer goes where the creator said, or
+	 * after the object (a pointer more an object); else mid-object.
+	 */
+	if (args->use_freeptr_offset) {
+		s->offset = args->freeptr_offset;
+		s->size = ALIGN(size, align);
+	} else if (flags & SLAB_TYPESAFE_BY_RCU) {
+		s->offset = ALIGN(size, sizeof(void *));
+		s->size = ALIGN(s->offset + sizeof(void *), align);
+	} else {
+		s->size = ALIGN(size, align);
+		s->offset = ALIGN_DOWN(s->object_size / 2, sizeof(void *));
+	}
 	/* SLUB's calculate_order(): the smallest order wasting <= 1/16. */
 	for (order = 0; order < HB_MAX_ORDER; order++) {
 		slab_size = PAGE_SIZE << order;

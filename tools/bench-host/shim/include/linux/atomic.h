@@ -50,6 +50,7 @@ HB_ATOMIC_OPS(atomic64, atomic64_t, s64)
 #define smp_mb__after_atomic()	barrier()
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_store_mb(var, v)	((void)__atomic_exchange_n(&(var), v, __ATOMIC_SEQ_CST))
 #define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
 #define cmpxchg(p, o, n) ({						\
 	typeof(*(p)) __o = (o);						\

@@ -20,16 +20,42 @@ struct kmem_cache;
 #define SLAB_RECLAIM_ACCOUNT	0x00020000u
 #define SLAB_NO_MERGE		0x01000000u
 
-struct kmem_cache *kmem_cache_create_usercopy(const char *name,
+/* 6.12's struct kmem_cache_args, the fields the shim models */
+struct kmem_cache_args {
+	unsigned int align;
+	unsigned int useroffset;
+	unsigned int usersize;
+	unsigned int freeptr_offset;
+	bool use_freeptr_offset;
+	void (*ctor)(void *);
+};
+
+struct kmem_cache *hb_kmem_cache_create(const char *name, unsigned int size,
+					struct kmem_cache_args *args,
+					slab_flags_t flags);
+static inline struct kmem_cache *kmem_cache_create_usercopy(const char *name,
 		unsigned int size, unsigned int align, slab_flags_t flags,
 		unsigned int useroffset, unsigned int usersize,
-		void (*ctor)(void *));
-static inline struct kmem_cache *kmem_cache_create(const char *name,
+		void (*ctor)(void *))
+{
+	struct kmem_cache_args args = {
+		.align = align, .useroffset = useroffset,
+		.usersize = usersize, .ctor = ctor,
+	};
+
+	return hb_kmem_cache_create(name, size, &args, flags);
+}
+static inline struct kmem_cache *hb_kmem_cache_create_legacy(const char *name,
 		unsigned int size, unsigned int align, slab_flags_t flags,
 		void (*ctor)(void *))
 {
 	return kmem_cache_create_usercopy(name, size, align, flags, 0, 0, ctor);
 }
+/* As 6.12: (name, size, args, flags) or (name, size, align, flags, ctor) */
+#define kmem_cache_create(name, size, args, ...)			\
+	_Generic((args),						\
+		struct kmem_cache_args *: hb_kmem_cache_create,		\
+		default: hb_kmem_cache_create_legacy)(name, size, args, __VA_ARGS__)
 #define KMEM_CACHE(s, flags) \
 	kmem_cache_create(#s, sizeof(struct s), __alignof__(struct s), (flags), NULL)
 void kmem_cache_destroy(struct kmem_cache *s);
