@@ -3,7 +3,9 @@
  * Bounded concurrency stress for kwq: producer and worker kthreads on a
  * real-clock queue. Asserts that every key is processed (and every
  * simulated failure retried), that no key is ever held by two workers at
- * once, and that the queue ends empty.
+ * once, that the queue ends empty, and that an add that changed nothing
+ * (found its key ready) is still followed by a run that sees what its
+ * caller wrote before it.
  */
 
 #include <kunit/test.h>
@@ -225,8 +227,126 @@ static void stress_every_key_processed_never_concurrently(struct kunit *test)
 		   st.dropped_at_shutdown);
 }
 
+/*
+ * Hot keys: each producer owns a few keys, and before every add of one it
+ * writes the key's next version. Most adds find the key ready and take
+ * no lock (kwq_ready_lockless()); each must still be followed by a run
+ * that sees what was written before it. Once drained, the last run of
+ * every key saw its last version.
+ */
+#define KH_PRODUCERS	2
+#define KH_KEYS		4		/* per producer */
+#define KH_ADDS		20000		/* per producer */
+#define KH_WORKERS	2
+
+struct kh_state;
+
+struct kh_thread {
+	struct kh_state *s;
+	int i;
+};
+
+struct kh_state {
+	struct kwq *q;
+	u64 written[KH_PRODUCERS * KH_KEYS];	/* by its producer only */
+	u64 seen[KH_PRODUCERS * KH_KEYS];	/* by the key's holder */
+	atomic_t errors;
+	struct completion exited[KH_WORKERS + KH_PRODUCERS];
+	struct kh_thread thread[KH_WORKERS + KH_PRODUCERS];
+};
+
+static int kh_worker(void *data)
+{
+	struct kh_thread *me = data;
+	struct kh_state *s = me->s;
+	struct kwq_item item = {};
+	u32 k;
+	int ret;
+
+	for (;;) {
+		ret = kwq_done_get(s->q, NULL, 0, KWQ_WAIT_FOREVER, &item);
+		if (ret) {
+			if (ret != -ESHUTDOWN)
+				atomic_inc(&s->errors);
+			break;
+		}
+		memcpy(&k, item.key, sizeof(k));
+		if (item.len != sizeof(k) || k >= ARRAY_SIZE(s->seen)) {
+			atomic_inc(&s->errors);
+			continue;
+		}
+		/* One holder at a time: the queue orders these. */
+		s->seen[k] = max(s->seen[k], READ_ONCE(s->written[k]));
+	}
+	complete(&s->exited[me->i]);
+	return 0;
+}
+
+static int kh_producer(void *data)
+{
+	struct kh_thread *me = data;
+	struct kh_state *s = me->s;
+	int p = me->i - KH_WORKERS, i;
+	u32 k;
+
+	for (i = 0; i < KH_ADDS; i++) {
+		k = p * KH_KEYS + i % KH_KEYS;
+		WRITE_ONCE(s->written[k], s->written[k] + 1);
+		if (kwq_add(s->q, &k, sizeof(k)))
+			atomic_inc(&s->errors);
+		if (i % 256 == 0)
+			cond_resched();
+	}
+	complete(&s->exited[me->i]);
+	return 0;
+}
+
+static void stress_skipped_add_is_seen_by_the_next_run(struct kunit *test)
+{
+	struct task_struct *t;
+	struct kh_state *s;
+	int i, started = 0;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->q = kt_create(test, NULL, NULL);
+	for (i = 0; i < KH_WORKERS + KH_PRODUCERS; i++) {
+		s->thread[i].s = s;
+		s->thread[i].i = i;
+		init_completion(&s->exited[i]);
+	}
+	for (i = 0; i < KH_WORKERS + KH_PRODUCERS; i++) {
+		t = kthread_run(i < KH_WORKERS ? kh_worker : kh_producer,
+				&s->thread[i], "kwq-hot/%d", i);
+		if (IS_ERR(t))
+			break;
+		started++;
+	}
+	if (started < KH_WORKERS + KH_PRODUCERS) {
+		KUNIT_FAIL(test, "could not start all threads");
+		kwq_shutdown(s->q);
+		for (i = 0; i < started; i++)
+			ks_wait(test, &s->exited[i], "thread");
+		return;
+	}
+	for (i = KH_WORKERS; i < KH_WORKERS + KH_PRODUCERS; i++)
+		ks_wait(test, &s->exited[i], "producer");
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(s->q));
+	for (i = 0; i < KH_WORKERS; i++)
+		ks_wait(test, &s->exited[i], "worker");
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->errors));
+	for (i = 0; i < ARRAY_SIZE(s->seen); i++) {
+		KUNIT_EXPECT_EQ(test, (u64)KH_ADDS / KH_KEYS, s->written[i]);
+		KUNIT_EXPECT_EQ_MSG(test, s->written[i], s->seen[i],
+				    "key %d: an add was not followed by a run", i);
+	}
+	kunit_info(test, "adds that landed: %llu of %d\n",
+		   kt_stats(test, s->q).adds_total, KH_PRODUCERS * KH_ADDS);
+}
+
 static struct kunit_case kwq_stress_cases[] = {
 	KUNIT_CASE_SLOW(stress_every_key_processed_never_concurrently),
+	KUNIT_CASE_SLOW(stress_skipped_add_is_seen_by_the_next_run),
 	{}
 };
 
