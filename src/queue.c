@@ -89,6 +89,7 @@
 #define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
 #define KWQ_HASH_BITS_MAX	20
 #define KWQ_NO_DEADLINE		U64_MAX
+#define KWQ_LEASE_TAG		BIT_ULL(63)
 
 static DEFINE_MUTEX(kwq_registry_lock);
 static LIST_HEAD(kwq_registry);
@@ -321,16 +322,20 @@ static void kwq_grow_work(struct work_struct *work)
  * Node caches by key length: an object is the node and its key, so a
  * short key does not pay for a long one's room.
  */
-static const u16 kwq_cache_keys[] = { 16, 48, KWQ_KEY_MAX };
+static const u16 kwq_cache_keys[] = {
+	16, 24, 32, 48, 64, 96, 128, 192, KWQ_KEY_MAX,
+};
+
 static_assert(ARRAY_SIZE(kwq_cache_keys) == KWQ_NODE_CACHES);
 static struct kmem_cache *kwq_node_caches[KWQ_NODE_CACHES];
 /* kmem_cache_size() of each, what a node is charged */
-static unsigned int kwq_node_sizes[ARRAY_SIZE(kwq_cache_keys)];
+static unsigned int kwq_node_sizes[KWQ_NODE_CACHES];
+/* The cache of a key of 8 * i + 1 .. 8 * i + 8 bytes (every size is 8k) */
+static u8 kwq_cache_of[DIV_ROUND_UP(KWQ_KEY_MAX, 8)];
 
-static_assert(KWQ_NODE_CACHES == 3);
 static unsigned int kwq_cache_index(size_t len)
 {
-	return (len > kwq_cache_keys[0]) + (len > kwq_cache_keys[1]);
+	return kwq_cache_of[(len - 1) / 8];
 }
 
 static struct kmem_cache *kwq_node_cache_of(unsigned int index)
@@ -542,7 +547,7 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 		   n->requeue == KWQ_REQUEUE_READY) {
 		q->nr_dirty--;
 	}
-	n->requeue = requeue;
+	WRITE_ONCE(n->requeue, requeue);
 }
 
 /* --- ready FIFOs, one per priority level --- */
@@ -835,7 +840,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 			kwq_set_requeue(q, n, deadline ? KWQ_REQUEUE_DELAYED :
 							 KWQ_REQUEUE_READY, now);
 			n->deadline = deadline;
-			n->requeue_prio = prio;
+			WRITE_ONCE(n->requeue_prio, prio);
 			return true;
 		}
 		if (deadline) {
@@ -852,7 +857,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 		/* A delayed add does not raise the priority of a dirty key. */
 		if (!(deadline && n->requeue == KWQ_REQUEUE_READY) &&
 		    prio > n->requeue_prio) {
-			n->requeue_prio = prio;
+			WRITE_ONCE(n->requeue_prio, prio);
 			changed = true;
 		}
 		return changed;
@@ -992,18 +997,29 @@ out:
 /* Chain links a lockless reader follows before it gives up. */
 #define KWQ_LOCKLESS_HOPS	16
 
+/* The stay of @n in its state, as kwq_ready_lockless() tells them apart */
+static u64 kwq_stay(const struct kwq_node *n, u8 state)
+{
+	return state == KWQ_READY ? READ_ONCE(n->ready_epoch) :
+				    READ_ONCE(n->lease);
+}
+
 /*
- * Is @key ready at @prio or higher? Without q->lock, for the add that
- * would change nothing (the most frequent add of a hot key). True only
- * if, at one moment during the call, the key's node was ready with that
- * key and priority; false when unsure (the add then takes the lock).
+ * Would a plain add of @key at @prio change nothing? True when the key
+ * is ready at @prio or higher, or processing and already due to run again
+ * (dirty) at @prio or higher: the most frequent adds of a hot key. Read
+ * without q->lock; true only if that held at one moment during the call,
+ * false when unsure (the add then takes the lock).
  *
  * Nodes are SLAB_TYPESAFE_BY_RCU and may be freed and reused for another
- * key meanwhile: each stay in READY has its own ->ready_epoch, set before
- * ->state is stored with release (kwq_ready_insert()), and a node leaves
- * READY by a store to ->state first. Reading the state (acquire), the
- * epoch, the key, then the state and epoch again proves the key was read
- * within one stay. Tables are freed an RCU grace period after a grow.
+ * key meanwhile. Each stay in READY has its own ->ready_epoch and each in
+ * PROCESSING its own ->lease, set before ->state is stored (with release,
+ * or a full barrier); a node leaves the state by a store to ->state
+ * before its union is reused, and neither number can equal what other
+ * states leave in its place (kernel pointers, NULL, delay sequences, an
+ * older stay's number). Reading the state (acquire), the stay's number,
+ * the key and flags, then state and number again proves all was read in
+ * one stay. Tables are freed an RCU grace period after a grow.
  */
 static bool kwq_ready_lockless(struct kwq *q, const void *key, size_t len,
 			       u32 hash, int prio)
@@ -1011,7 +1027,8 @@ static bool kwq_ready_lockless(struct kwq *q, const void *key, size_t len,
 	struct kwq_node *n, **tbl;
 	unsigned int bits, hops = 0;
 	bool ready = false;
-	u64 epoch;
+	u8 state;
+	u64 stay;
 
 	rcu_read_lock();
 	bits = READ_ONCE(q->hash_bits);
@@ -1022,24 +1039,29 @@ static bool kwq_ready_lockless(struct kwq *q, const void *key, size_t len,
 	     n && hops++ < KWQ_LOCKLESS_HOPS; n = READ_ONCE(n->hnext)) {
 		if (READ_ONCE(n->hash) != hash)
 			continue;
-		/* Pairs with the release in kwq_ready_insert(). */
-		if (smp_load_acquire(&n->state) != KWQ_READY)
+		/* Pairs with the stores of READY and PROCESSING. */
+		state = smp_load_acquire(&n->state);
+		if (state != KWQ_READY && state != KWQ_PROCESSING)
 			continue;
-		epoch = READ_ONCE(n->ready_epoch);
+		stay = kwq_stay(n, state);
 		if (READ_ONCE(n->key_len) != len)
 			continue;
-		/* May race with a reuse of the node: the epoch check tells. */
+		/* May race with a reuse of the node: the stay check tells. */
 		if (data_race(memcmp(n->key, key, len)))
 			continue;
-		if (READ_ONCE(n->prio) < prio)
+		if (state == KWQ_READY ? READ_ONCE(n->prio) < prio :
+		    READ_ONCE(n->requeue) != KWQ_REQUEUE_READY ||
+		    READ_ONCE(n->requeue_prio) < prio)
 			break;
 		/*
-		 * Orders the caller's writes before the state read below;
-		 * pairs with smp_store_mb() in kwq_take_locked().
+		 * Orders the caller's writes before the reads below; pairs
+		 * with smp_store_mb() in kwq_take_locked().
 		 */
 		smp_mb();
-		ready = READ_ONCE(n->state) == KWQ_READY &&
-			READ_ONCE(n->ready_epoch) == epoch;
+		ready = READ_ONCE(n->state) == state &&
+			kwq_stay(n, state) == stay &&
+			(state == KWQ_READY ||
+			 READ_ONCE(n->requeue) == KWQ_REQUEUE_READY);
 		break;
 	}
 	rcu_read_unlock();
@@ -1361,27 +1383,33 @@ static bool kwq_take_locked(struct kwq *q, void *owner, u64 now,
 	n = list_first_entry(&l->fifo, struct kwq_node, fifo);
 	kwq_level_unlink(q, l, n);
 	/*
-	 * A full barrier after the state, paired with the one in
-	 * kwq_ready_lockless(): an add that found the key still ready and
-	 * returned made its caller's writes visible to whoever processes
-	 * the key now (as the workqueue's PENDING bit does).
+	 * Never 0, so a zeroed struct kwq_item leases nothing; the top bit
+	 * set, so no delay-tree sequence left in the union passes for one
+	 * (kwq_ready_lockless() tells processing stays apart by it).
 	 */
-	smp_store_mb(n->state, KWQ_PROCESSING);
-	n->owner = owner;
-	/* Never 0, so a zeroed struct kwq_item leases nothing. */
-	n->lease = ++q->lease_seq;
+	n->lease = ++q->lease_seq | KWQ_LEASE_TAG;
 	n->start_ns = now;
 	/*
 	 * A deadline remembered while ready is run by this get if it has
 	 * passed, else once done, as if add_after came now.
 	 */
-	n->requeue = KWQ_REQUEUE_NONE;
+	WRITE_ONCE(n->requeue, KWQ_REQUEUE_NONE);
 	if (n->deadline > now) {
-		n->requeue = KWQ_REQUEUE_DELAYED;
-		n->requeue_prio = n->prio;
+		WRITE_ONCE(n->requeue, KWQ_REQUEUE_DELAYED);
+		WRITE_ONCE(n->requeue_prio, n->prio);
 	} else {
 		n->deadline = 0;
 	}
+	/*
+	 * A full barrier after the state, paired with the one in
+	 * kwq_ready_lockless(): an add that found the key ready (or already
+	 * due to run again) and returned made its caller's writes visible
+	 * to whoever processes the key now, as the workqueue's PENDING bit
+	 * does.
+	 */
+	smp_store_mb(n->state, KWQ_PROCESSING);
+	/* Over ->ready_epoch: only once the node is no longer READY. */
+	n->owner = owner;
 	/* The list stays in start order: kwq_get_stats() relies on it. */
 	list_add_tail(&n->link, &q->processing);
 	q->nr_processing++;
@@ -2161,11 +2189,18 @@ EXPORT_SYMBOL_GPL(kwq_name);
 int kwq_core_init(void)
 {
 	static const char *const names[] = {
-		"kwq_node_16", "kwq_node_48", "kwq_node_256",
+		"kwq_node_16", "kwq_node_24", "kwq_node_32", "kwq_node_48",
+		"kwq_node_64", "kwq_node_96", "kwq_node_128", "kwq_node_192",
+		"kwq_node_256",
 	};
-	unsigned int i;
+	unsigned int i, c = 0;
 
 	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(kwq_cache_keys));
+	for (i = 0; i < ARRAY_SIZE(kwq_cache_of); i++) {
+		while (8 * i + 8 > kwq_cache_keys[c])
+			c++;
+		kwq_cache_of[i] = c;
+	}
 	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++) {
 		size_t key = offsetof(struct kwq_node, key);
 		size_t len = kwq_cache_keys[i];

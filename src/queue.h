@@ -105,7 +105,7 @@ struct kwq_level {
 };
 
 /* Node caches by key length (queue.c: kwq_cache_keys) */
-#define KWQ_NODE_CACHES		3
+#define KWQ_NODE_CACHES		9
 
 /* Token bucket state (golang.org/x/time/rate with n = 1). */
 struct kwq_bucket {
