@@ -437,6 +437,7 @@ static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1] = {
 	10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
 	100000000ULL, 1000000000ULL, 10000000000ULL, U64_MAX,
 };
+
 static_assert(KWQ_HIST_BUCKETS == 10);
 
 /* Histogram bucket of a duration: the first bound >= @ns. */
