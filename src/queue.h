@@ -26,7 +26,7 @@ struct mem_cgroup;
 enum kwq_state {
 	KWQ_IDLE,		/* only a failure record is kept */
 	KWQ_READY,		/* in a priority level's FIFO */
-	KWQ_WAITING,		/* in the delay tree */
+	KWQ_WAITING,		/* in the delay tree or wheel */
 	KWQ_PROCESSING,		/* handed out by kwq_get() */
 };
 
@@ -65,10 +65,18 @@ struct kwq_node {
 			struct list_head fifo;
 			u64 ready_epoch;
 		};
-		/* WAITING: in the delay tree; ->seq breaks deadline ties */
+		/*
+		 * WAITING: in the delay tree by ->delay_rb (->wslot 0) or in
+		 * slot ->wslot - 1 of the delay wheel by ->wheel; ->seq
+		 * breaks deadline ties.
+		 */
 		struct {
-			struct rb_node delay_rb;
+			union {
+				struct rb_node delay_rb;
+				struct hlist_node wheel;
+			};
 			u64 seq;
+			u16 wslot;
 		};
 		/* PROCESSING (and IDLE: ->link only, in the LRU) */
 		struct {
@@ -106,6 +114,19 @@ struct kwq_level {
 
 /* Node caches by key length (queue.c: kwq_cache_keys) */
 #define KWQ_NODE_CACHES		9
+
+/* The delay wheel's geometry (queue.c, "delay wheel"). */
+#define KWQ_WHEEL_SHIFT		20	/* level 0: 2^20 ns slots, ~1 ms */
+#define KWQ_WHEEL_LVL_SHIFT	6	/* each level's slots 64x longer */
+#define KWQ_WHEEL_SLOTS		64
+#define KWQ_WHEEL_LEVELS	8	/* 20 + 7 * 6 + 6 >= 64: all of u64 */
+#define KWQ_WHEEL_MIN_TREE	256	/* tree keys before the wheel is used */
+
+/* A slot of the delay wheel: the keys due in its span, unordered. */
+struct kwq_wheel_slot {
+	struct hlist_head keys;
+	u32 nr;
+};
 
 /* Token bucket state (golang.org/x/time/rate with n = 1). */
 struct kwq_bucket {
@@ -155,6 +176,21 @@ struct kwq {
 	u64 ready_epoch;		/* last kwq_node.ready_epoch given */
 	u64 lease_seq;			/* last lease handed out */
 	u64 timer_deadline;		/* armed deadline, U64_MAX if none */
+	/*
+	 * The delay wheel (queue.c, "delay wheel"): KWQ_WHEEL_LEVELS *
+	 * KWQ_WHEEL_SLOTS slots, NULL until wheel_work allocates them.
+	 * Times in level-0 slots (deadline >> KWQ_WHEEL_SHIFT).
+	 */
+	struct kwq_wheel_slot *wheel;
+	u64 wheel_map[KWQ_WHEEL_LEVELS];	/* a bit per non-empty slot */
+	u64 wheel_clk;			/* slots starting before it are empty */
+	u64 wheel_next;			/* start of the earliest non-empty slot */
+	u64 wheel_due;			/* when a slot must start cascading */
+	unsigned long wheel_nr;		/* WAITING keys in the wheel */
+	unsigned int wheel_next_slot;	/* that slot, if wheel_nr */
+	u64 wheel_moves;		/* keys cascaded (host benchmark) */
+	bool wheel_alloc_queued;	/* wheel_work queued or running */
+	struct work_struct wheel_work;
 
 	unsigned long nr_nodes;		/* all nodes in the hash */
 	unsigned long nr_items;		/* READY + WAITING + PROCESSING */

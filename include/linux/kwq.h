@@ -819,9 +819,12 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *stats);
  * kwq_clock_expired() - a queue's clock reached the armed deadline
  * @q: queue
  *
- * Called by a &struct kwq_clock (never under the queue lock): moves every
- * waiting key whose deadline passed to the ready FIFOs and re-arms the
- * clock for the next deadline. Spurious calls are harmless.
+ * Called by a &struct kwq_clock (never under the queue lock): moves the
+ * waiting keys whose deadline passed to the ready FIFOs, in deadline
+ * order, and re-arms the clock for what comes next. One call does a
+ * bounded amount of work (about a thousand keys): with more due, it
+ * re-arms the clock at the current time for the rest. Spurious calls are
+ * harmless.
  *
  * Context: any context that may take a spinlock_t.
  */

@@ -13,6 +13,9 @@
  *                           1-100 ms away; then M rounds of add_after (a
  *                           new key) + remove (the oldest), N waiting
  *   hostbench after-far N M   the same with deadlines 1-2 h away
+ *                           after-near and after-far then run the fake
+ *                           clock from one armed deadline to the next
+ *                           until every key is ready (phase=expire)
  *
  * Under callgrind every measured phase starts with a dump (phase=setup:
  * whatever came before) and ends with one whose label says what it was:
@@ -24,6 +27,13 @@
  * queues (the hash table growth) runs right after the operation that
  * queued it, as an idle worker would, and is dumped apart: phase=grow for
  * the work outside q->lock, phase=grow_hold for each critical section.
+ * The expiry's critical sections are dumped the same way, the first
+ * HB_MAX_EXPIRE_HOLDS of them: phase=expire between them (and after the
+ * last), phase=expire_hold for each; the last expire dump's label adds
+ * keys=K (made ready) and moves=M (cascaded by the delay wheel). A dump
+ * in the middle of a call splits its arc, so report.py costs this phase
+ * from the dumps' totals (the driver's loop adds a few instructions per
+ * expiry call) and the cascade from kwq_wheel_cascade's own arcs.
  *
  * Run natively, stdout gets wall clock (noisy) times; under valgrind they
  * read 0:
@@ -186,10 +196,14 @@ static unsigned int hb_holds, hb_depth;
 static bool hb_in_work, hb_watch_all;
 static u64 hb_hold_start, hb_max_ticks;
 static bool hb_max_in_work;
+/* The expiry's critical sections, dumped one by one up to a bound. */
+#define HB_MAX_EXPIRE_HOLDS	8192
+static bool hb_in_expire;
+static unsigned int hb_expire_holds;
 static u64 hb_tsc0, hb_ns0;
 /* Made before the phase: nothing is formatted while collecting. */
 static char hb_label_setup[256], hb_label_part[256], hb_label_grow[256];
-static char hb_label_hold[256];
+static char hb_label_hold[256], hb_label_expire_hold[256];
 
 static u64 hb_tsc(void)
 {
@@ -208,22 +222,28 @@ static void hb_lock_hook(void *lock, bool acquire)
 {
 	u64 d;
 
+	bool expire = hb_in_expire && hb_expire_holds < HB_MAX_EXPIRE_HOLDS;
+
 	if (acquire) {
 		if (hb_depth++)
 			return;
 		if (hb_in_work)
 			CALLGRIND_DUMP_STATS_AT(hb_label_grow);
+		else if (expire)
+			CALLGRIND_DUMP_STATS_AT(hb_label_part);
 		hb_hold_start = hb_tsc();
 		return;
 	}
 	if (--hb_depth)
 		return;
 	d = hb_tsc() - hb_hold_start;
-	if (hb_in_work) {
-		CALLGRIND_DUMP_STATS_AT(hb_label_hold);
+	if (hb_in_work || expire) {
+		CALLGRIND_DUMP_STATS_AT(hb_in_work ? hb_label_hold :
+					hb_label_expire_hold);
 		if (hb_holds < HB_MAX_HOLDS)
 			hb_hold_ticks[hb_holds] = d;
 		hb_holds++;
+		hb_expire_holds += !hb_in_work;
 	}
 	/* Natively only: a branch on a time would make counts vary. */
 	if (hb_watch_all && d > hb_max_ticks) {
@@ -242,6 +262,7 @@ static void hb_begin(const char *phase, const char *groups, bool watch_all)
 	hb_label(hb_label_part, phase, 0, groups);
 	hb_label(hb_label_grow, "grow", 0, "-");
 	hb_label(hb_label_hold, "grow_hold", 1, "-");
+	hb_label(hb_label_expire_hold, "expire_hold", 0, "-");
 	hb_watch_all = watch_all && !hb_on_valgrind;
 	if (hb_watch_all)
 		hostbench_lock_hook = hb_lock_hook;
@@ -255,7 +276,9 @@ static void hb_begin(const char *phase, const char *groups, bool watch_all)
 	CALLGRIND_DUMP_STATS_AT(hb_label_setup);
 }
 
-static void hb_end(unsigned long ops, const char *groups)
+/* @extra: more fields for the phase's last dump label ("" for none). */
+static void hb_end_extra(unsigned long ops, const char *groups,
+			 const char *extra)
 {
 	u64 now = hb_ns(), ns = now - hb_ns0 - hb_work_ns;
 	double ns_per_tick = (double)(now - hb_ns0) / (hb_tsc() - hb_tsc0 ?: 1);
@@ -263,6 +286,7 @@ static void hb_end(unsigned long ops, const char *groups)
 	unsigned int i;
 
 	hb_label(label, hb_phase, ops, groups);
+	strncat(label, extra, sizeof(label) - strlen(label) - 1);
 	CALLGRIND_DUMP_STATS_AT(label);
 	hostbench_lock_hook = NULL;
 	printf("native scen=%s n=%lu phase=%s ops=%lu ns=%llu\n", hb_scen,
@@ -278,6 +302,11 @@ static void hb_end(unsigned long ops, const char *groups)
 		       hb_scen, hb_n, hb_phase, hb_max_ticks * ns_per_tick,
 		       hb_max_in_work ? "work" : "operation");
 	hb_phase = NULL;
+}
+
+static void hb_end(unsigned long ops, const char *groups)
+{
+	hb_end_extra(ops, groups, "");
 }
 
 /*
@@ -457,6 +486,40 @@ static void hb_steady(struct kwq *q, unsigned long n, unsigned long m)
 }
 
 /*
+ * The timeline: step the fake clock to each armed deadline and run the
+ * expiry until the @n waiting keys are all ready. Every critical section
+ * is watched (natively: the longest; under callgrind: dumped, up to
+ * HB_MAX_EXPIRE_HOLDS), the cascade's moves counted.
+ */
+static void hb_expire_all(struct kwq *q, unsigned long n)
+{
+	u64 moves = hostbench_wheel_moves(q);
+	unsigned long calls = 0;
+	char extra[64];
+
+	hb_begin("expire", "-", true);
+	hb_expire_holds = 0;
+	hb_in_expire = true;
+	hostbench_lock_hook = hb_lock_hook;
+	while (hb_clk.armed != ~0ULL) {
+		if (hb_clk.armed > hb_clk.now)
+			hb_clk.now = hb_clk.armed;
+		hb_clk.armed = ~0ULL;
+		kwq_clock_expired(q);
+		calls++;
+	}
+	hb_in_expire = false;
+	moves = hostbench_wheel_moves(q) - moves;
+	snprintf(extra, sizeof(extra), " keys=%lu moves=%llu", n,
+		 (unsigned long long)moves);
+	hb_end_extra(calls, "-", extra);
+	printf("expire scen=%s n=%lu calls=%lu keys=%lu moves=%llu sections=%u\n",
+	       hb_scen, hb_n, calls, n, (unsigned long long)moves,
+	       hb_expire_holds);
+	hb_expect_len(q, n);
+}
+
+/*
  * (c) add_after: N distinct keys into the delay tree; then M rounds of
  * add_after of a new key and remove of the oldest one, so N keys stay
  * waiting and new nodes reuse freed ones, as in a queue that runs for a
@@ -482,6 +545,7 @@ static void hb_after(struct kwq *q, unsigned long n, unsigned long m,
 	hb_end(m, HB_ADD_AFTER "," HB_REMOVE);
 	if (hb_clk.armed == ~0ULL)
 		hb_fail("no timer armed with keys waiting");
+	hb_expire_all(q, n);
 }
 
 static char hb_stdout_buf[4096];

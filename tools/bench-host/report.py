@@ -67,6 +67,10 @@ def parse_dump(path, binary):
     cfn = None
     pending_calls = None
     core_fn = False
+    # Inclusive cost of the delay wheel's cascade: its self cost and the
+    # arcs it calls (whole: no dump falls inside it).
+    cascade = vec()
+    in_cascade = False
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -75,6 +79,8 @@ def parse_dump(path, binary):
             c = line[0]
             if c.isdigit() or c in "+-*":
                 tok = line.split()
+                if in_cascade:
+                    add(cascade, costs(tok[1:], events))
                 if pending_calls is not None:
                     if caller_ok:
                         a = arcs.setdefault(cfn, [0, vec()])
@@ -86,6 +92,8 @@ def parse_dump(path, binary):
                 continue
             if line.startswith("fn="):
                 fn = line[3:]
+                # (gcc may clone it: kwq_wheel_cascade.constprop.0)
+                in_cascade = fn.split(".")[0] == "kwq_wheel_cascade"
                 # The driver's functions, in hostbench.c, are all hb_*.
                 caller_ok = fn.startswith("hb_")
                 core_fn = (os.path.basename(ob or "") == binary and
@@ -104,7 +112,7 @@ def parse_dump(path, binary):
                 events = line.split()[1:]
             elif line.startswith("summary:"):
                 summary = costs(line.split()[1:], events)
-    return label, summary, arcs, selfcost
+    return label, summary, arcs, selfcost, cascade
 
 
 def parse_kv_lines(path, kind):
@@ -155,6 +163,8 @@ def main():
     native_holdmax = {}
     mem = {}
     caches = {}
+    expire = {}     # (scen, n) -> {"cost", "cascade", "keys", "moves"}
+    expire_holds = []   # (scen, n, cost vector), in order
     for job in jobs:
         vgout = os.path.join(job, "vg.out")
         if not any(l.startswith("ok ") for l in open(vgout)):
@@ -169,11 +179,23 @@ def main():
         with open(os.path.join(job, "binary")) as f:
             binary = os.path.basename(f.read().strip())
         for _, path in sorted(dumps):
-            label, summary, arcs, selfcost = parse_dump(path, binary)
+            label, summary, arcs, selfcost, cascade = parse_dump(path, binary)
             if not label or not label.startswith("hb "):
                 die("%s: not a hostbench dump (%s)" % (path, label))
             lab = parse_label(label)
             key = (lab["scen"], int(lab["n"]), lab["phase"])
+            if lab["phase"] in ("expire", "expire_hold"):
+                e = expire.setdefault(key[:2], {"cost": vec(),
+                                                "cascade": vec(),
+                                                "keys": 0, "moves": 0})
+                add(e["cost"], summary)
+                add(e["cascade"], cascade)
+                if "keys" in lab:
+                    e["keys"] = int(lab["keys"])
+                    e["moves"] = int(lab["moves"])
+                if lab["phase"] == "expire_hold":
+                    expire_holds.append((key[0], key[1], summary))
+                continue
             if lab["phase"] in ("grow", "grow_hold"):
                 add(grow.setdefault(key[:2], vec()), summary)
                 if lab["phase"] == "grow_hold":
@@ -191,9 +213,10 @@ def main():
         for r in parse_kv_lines(os.path.join(job, "native.out"), "native"):
             native[(r["scen"], int(r["n"]), r["phase"])] = int(r["ns"])
         for r in parse_kv_lines(os.path.join(job, "native.out"), "hold"):
-            native_holds.setdefault((r["scen"], int(r["n"])), []).append(int(r["ns"]))
+            native_holds.setdefault((r["scen"], int(r["n"]), r["phase"]),
+                                    []).append(int(r["ns"]))
         for r in parse_kv_lines(os.path.join(job, "native.out"), "holdmax"):
-            native_holdmax[(r["scen"], int(r["n"]))] = r
+            native_holdmax[(r["scen"], int(r["n"]), r["phase"])] = r
         for r in parse_kv_lines(os.path.join(job, "vg.out"), "mem"):
             mem[(r["scen"], int(r["n"]))] = r
         for r in parse_kv_lines(os.path.join(job, "vg.out"), "cache"):
@@ -274,6 +297,27 @@ def main():
             rows.append(r)
             byname[(r["label"], n)] = r
 
+    # The delay wheel: the expiry of every waiting key, per key made
+    # ready, and the cascade alone, per key moved.
+    for scen, word in (("after-near", "near"), ("after-far", "far")):
+        for n in ns:
+            e = expire.get((scen, n))
+            if not e or not e["keys"]:
+                continue
+            for label, v, ops in (
+                    ("expiry %s, per key" % word, e["cost"], e["keys"]),
+                    ("cascade %s, per key moved" % word, e["cascade"],
+                     e["moves"])):
+                po = per_op(v, ops)
+                r = {"label": label, "scenario": scen, "phase": "expire",
+                     "ops_group": label.split(",")[0].split()[0], "n": n,
+                     "ops": ops, "ir": po[0], "ll": llmiss(po),
+                     "d1": d1miss(po), "il": po[EVENTS.index("ILmr")],
+                     "dlmr": po[EVENTS.index("DLmr")],
+                     "dlmw": po[EVENTS.index("DLmw")], "native_ns": None}
+                rows.append(r)
+                byname[(label, n)] = r
+
     lines = []
     P = lines.append
     P("kwq host benchmark: the unmodified core under callgrind "
@@ -310,7 +354,7 @@ def main():
     hrows = []
     for n in ns:
         hs = [h[2] for h in holds if h[0] == "fill" and h[1] == n]
-        nat = native_holds.get(("fill", n), [])
+        nat = native_holds.get(("fill", n, "add"), [])
         for i, h in enumerate(hs):
             hrows.append({"scenario": "fill", "n": n, "seq": i, "ir": h[0],
                           "dlmr": h[EVENTS.index("DLmr")],
@@ -322,7 +366,7 @@ def main():
     for n in ns:
         hs = [h for h in hrows if h["n"] == n]
         if not hs:
-            hm = native_holdmax.get(("fill", n))
+            hm = native_holdmax.get(("fill", n, "add"))
             P("  N=%-8d no deferred work ran%s" % (
                 n, "; native longest hold of any lock during the fill: %s us"
                 % fmt(int(hm["ns"]) / 1000, 1) if hm else ""))
@@ -341,7 +385,7 @@ def main():
       "LL miss, the second figure is the one held against the target; native "
       "figures are one noisy wall-clock run)")
     if big not in maxhold:
-        hm = native_holdmax.get(("fill", big))
+        hm = native_holdmax.get(("fill", big, "add"))
         P("warning: no deferred work ran while filling to N=%d: the core no "
           "longer grows its table from a work item, so the hold is not "
           "counted; host_rehash_max_hold_us falls back to the native longest "
@@ -349,6 +393,45 @@ def main():
           "preemption shows up in it)" % big)
         if hm:
             maxhold[big] = {"est_us": int(hm["ns"]) / 1000}
+
+    # The delay wheel's expiry: moves and critical sections.
+    P("")
+    P("delay wheel: the fake clock run from one armed deadline to the next "
+      "until all N keys are ready (after-near, after-far)")
+    erows = []
+    for scen in ("after-near", "after-far"):
+        for n in ns:
+            e = expire.get((scen, n))
+            if not e or not e["keys"]:
+                continue
+            hs = [h[2] for h in expire_holds if h[0] == scen and h[1] == n]
+            nat = native_holds.get((scen, n, "expire"), [])
+            for i, h in enumerate(hs):
+                erows.append({"scenario": scen, "n": n, "seq": i, "ir": h[0],
+                              "dlmr": h[EVENTS.index("DLmr")],
+                              "dlmw": h[EVENTS.index("DLmw")], "ll": llmiss(h),
+                              "est_us_instr": h[0] / (HOLD_GHZ * 1000),
+                              "est_us": h[0] / (HOLD_GHZ * 1000) +
+                              llmiss(h) * HOLD_MISS_US,
+                              "native_ns": nat[i] if i < len(nat) else None})
+            mine = [h for h in erows if h["scenario"] == scen and h["n"] == n]
+            m = max(mine, key=lambda h: h["est_us"]) if mine else None
+            hm = native_holdmax.get((scen, n, "expire"))
+            P("  %-10s N=%-8d %.2f moves per key; %d critical sections "
+              "dumped, longest: %s instructions, %s LL misses, estimate "
+              "%s us; native longest of all: %s us"
+              % (scen, n, e["moves"] / e["keys"], len(mine),
+                 "{:,}".format(m["ir"]) if m else "-",
+                 "{:,}".format(m["ll"]) if m else "-",
+                 fmt(m["est_us"], 1) if m else "-",
+                 fmt(int(hm["ns"]) / 1000, 1) if hm else "-"))
+            if m and n == big:
+                prev = maxhold.get(("expire", big))
+                if not prev or m["est_us"] > prev["est_us"]:
+                    maxhold[("expire", big)] = m
+    P("  (a move is a key taken out of a slot and placed again, in a finer "
+      "slot or the tree; sections beyond the first 8192 of a run are not "
+      "dumped one by one)")
 
     # Memory.
     P("")
@@ -416,6 +499,10 @@ def main():
     if big in maxhold:
         targets.append(("host_rehash_max_hold_us", maxhold[big]["est_us"], 50,
                         "%.1f"))
+    allholds = [maxhold[k]["est_us"] for k in (big, ("expire", big))
+                if k in maxhold]
+    if allholds:
+        targets.append(("host_max_hold_us", max(allholds), 50, "%.1f"))
     mb = [m for m in mrows if m["n"] == big]
     if mb:
         targets.append(("host_bytes_per_item", mb[0]["bytes_per_item"], 128,
@@ -451,7 +538,7 @@ def main():
                           "ir", "ll", "dlmr", "dlmw", "d1", "il", "ir_ratio",
                           "ll_ratio", "native_ns"], rows)
     write("holds.csv", ["scenario", "n", "seq", "ir", "dlmr", "dlmw", "ll",
-                        "est_us_instr", "est_us", "native_ns"], hrows)
+                        "est_us_instr", "est_us", "native_ns"], hrows + erows)
     write("memory.csv", ["n", "items", "object_bytes", "table_bytes",
                          "bytes_per_item", "slab_page_bytes",
                          "slab_bytes_per_item"], mrows)

@@ -10,7 +10,8 @@
 # information) and once under callgrind, KWQ_JOBS at a time (default: one
 # per core), then prints the table and the target lines and writes:
 #   results.csv    per operation and N: Ir, LL and D1 misses, ratios
-#   holds.csv      every critical section of the hash table growth
+#   holds.csv      every critical section of the hash table growth and
+#                  the first 8192 of the delay wheel's expiry
 #   memory.csv     bytes per queued item
 #   functions.csv  self instructions per function, worker loop
 #   targets.csv    the target lines

@@ -4,6 +4,7 @@
  * entry points, with the prototypes src/queue.h and src/kwq_internal.h
  * give them, do nothing.
  */
+#include "hostbench.h"
 #include "kwq_internal.h"
 #include "queue.h"
 
@@ -31,4 +32,10 @@ void kwq_debugfs_remove(struct kwq *q)
 /* src/dev.c is not built either: nothing is ever published. */
 void kwq_unpublish(struct kwq *q)
 {
+}
+
+/* For the driver: keys the delay wheel cascaded, all time. */
+u64 hostbench_wheel_moves(struct kwq *q)
+{
+	return q->wheel_moves;
 }

@@ -25,6 +25,10 @@ int hostbench_run_work(void);
  */
 extern void (*hostbench_lock_hook)(void *lock, bool acquire);
 
+/* Keys the delay wheel of @q cascaded so far (src/queue.c). */
+struct kwq;
+u64 hostbench_wheel_moves(struct kwq *q);
+
 struct hostbench_cache_stats {
 	const char *name;
 	unsigned int object_size;	/* kmem_cache_size() */

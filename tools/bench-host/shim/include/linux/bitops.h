@@ -36,6 +36,11 @@ static inline unsigned long __ffs(unsigned long word)
 	return __builtin_ctzl(word);
 }
 
+static inline unsigned int __ffs64(u64 word)
+{
+	return __builtin_ctzll(word);
+}
+
 static inline int ffs(int x)
 {
 	return __builtin_ffs(x);
