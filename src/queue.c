@@ -98,7 +98,7 @@
 
 #define KWQ_HASH_BITS_MIN	6
 #define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
-#define KWQ_HASH_BITS_MAX	20
+#define KWQ_HASH_BITS_MAX	21	/* max_items_per_queue's default */
 #define KWQ_NO_DEADLINE		U64_MAX
 #define KWQ_LEASE_TAG		BIT_ULL(63)
 
@@ -143,29 +143,39 @@ static struct kwq_node **kwq_bucket(struct kwq *q, u32 hash)
 	return &q->hash[i];
 }
 
-/* Publish @n at the head of @bucket, initialized (kwq_ready_lockless()). */
-static void kwq_chain_push(struct kwq_node **bucket, struct kwq_node *n)
+/*
+ * Chains keep their nodes oldest first: a new node is appended, so the
+ * keys a FIFO workload finishes first are found first.
+ */
+
+/* Publish @n, initialized, at @end, a chain's end (kwq_ready_lockless()). */
+static void kwq_chain_append(struct kwq_node **end, struct kwq_node *n)
 {
-	n->hnext = *bucket;
+	n->hnext = NULL;
 	/* Pairs with the READ_ONCE() of the chain in kwq_ready_lockless(). */
-	smp_store_release(bucket, n);
+	smp_store_release(end, n);
 }
 
-/* The node of @key in the chain from @n (@key's bucket), or NULL. */
-static struct kwq_node *kwq_chain_find(struct kwq_node *n, const void *key,
-				       size_t len, u32 hash)
+/*
+ * The link to @key's node in the chain at @pp (@key's bucket): *link is
+ * the node, or NULL and link is the chain's end.
+ */
+static struct kwq_node **kwq_chain_link(struct kwq_node **pp,
+					const void *key, size_t len, u32 hash)
 {
-	for (; n; n = n->hnext)
+	struct kwq_node *n;
+
+	for (; (n = *pp); pp = &n->hnext)
 		if (n->hash == hash && n->key_len == len &&
 		    !memcmp(n->key, key, len))
-			return n;
-	return NULL;
+			break;
+	return pp;
 }
 
 static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
 				   size_t len, u32 hash)
 {
-	return kwq_chain_find(*kwq_bucket(q, hash), key, len, hash);
+	return *kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
 }
 
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
@@ -193,7 +203,7 @@ static void kwq_budget_uncharge(struct kwq_budget *b, struct kwq_budget *end,
 		atomic_long_sub(bytes, &b->used);
 }
 
-static bool kwq_charge(struct kwq *q, size_t bytes)
+static bool kwq_budget_charge(struct kwq *q, size_t bytes)
 {
 	struct kwq_budget *b;
 
@@ -209,10 +219,18 @@ static bool kwq_charge(struct kwq *q, size_t bytes)
 	return true;
 }
 
-static void kwq_uncharge(struct kwq *q, size_t bytes)
+/* A queue without a budget (a kernel caller's) has nothing to count. */
+static inline bool kwq_charge(struct kwq *q, size_t bytes)
 {
-	kwq_budget_uncharge(q->budget, NULL, bytes);
-	q->charged -= bytes;
+	return !q->budget || kwq_budget_charge(q, bytes);
+}
+
+static inline void kwq_uncharge(struct kwq *q, size_t bytes)
+{
+	if (q->budget) {
+		kwq_budget_uncharge(q->budget, NULL, bytes);
+		q->charged -= bytes;
+	}
 }
 
 static size_t kwq_table_bytes(unsigned int bits)
@@ -231,7 +249,7 @@ static void kwq_maybe_grow(struct kwq *q)
 {
 	if (q->grow_pending || q->shutting_down ||
 	    q->hash_bits >= KWQ_HASH_BITS_MAX ||
-	    q->nr_nodes <= (2UL << q->hash_bits))
+	    q->nr_nodes <= (1UL << q->hash_bits))
 		return;
 	q->grow_pending = true;
 	schedule_work(&q->grow_work);
@@ -252,17 +270,18 @@ static void kwq_grow_work(struct work_struct *work)
 {
 	struct kwq *q = container_of(work, struct kwq, grow_work);
 	unsigned long i, end, size;
-	struct kwq_node **new, **old;
+	struct kwq_node **new, **old, **tail;
 	struct mem_cgroup *old_memcg;
 	unsigned int bits;
 	struct kwq_node *n;
 
 	spin_lock_irq(&q->lock);
 	/*
-	 * The fewest buckets for at most two keys a bucket: the load stays
-	 * between one and two, 4..8 bytes of table per key.
+	 * The fewest buckets for at most one key a bucket: the load stays
+	 * between a half and one, 8..16 bytes of table per key, and a
+	 * lookup of a key not in the table passes over one node or none.
 	 */
-	bits = clamp_t(unsigned int, fls_long(q->nr_nodes) - 1,
+	bits = clamp_t(unsigned int, fls_long(q->nr_nodes),
 		       q->hash_bits + 1, KWQ_HASH_BITS_MAX);
 	/* Over budget: keep the table; longer chains cost time, not keys. */
 	if (!kwq_charge(q, kwq_table_bytes(bits))) {
@@ -301,8 +320,11 @@ static void kwq_grow_work(struct work_struct *work)
 			old = &q->hash[q->rehash_pos];
 			while ((n = *old)) {
 				WRITE_ONCE(*old, n->hnext);
-				kwq_chain_push(&new[n->hash & ((1U << bits) - 1)],
-					       n);
+				/* Oldest first here too: to the chain's end. */
+				tail = &new[n->hash & ((1U << bits) - 1)];
+				while (*tail)
+					tail = &(*tail)->hnext;
+				kwq_chain_append(tail, n);
 			}
 		}
 		if (end == size) {
@@ -330,23 +352,29 @@ static void kwq_grow_work(struct work_struct *work)
 }
 
 /*
- * Node caches by key length: an object is the node and its key, so a
- * short key does not pay for a long one's room.
+ * Node caches by object size: an object is the node and its key, so a
+ * short key does not pay for a long one's room. Sizes are multiples of 8
+ * (no alignment padding), 8 apart for the short keys most queues hold;
+ * each takes keys up to its size less the node. The last holds
+ * KWQ_KEY_MAX.
  */
-static const u16 kwq_cache_keys[] = {
-	16, 24, 32, 48, 64, 96, 128, 192, KWQ_KEY_MAX,
+#define KWQ_NODE_HDR		offsetof(struct kwq_node, key)
+static const u16 kwq_cache_objs[] = {
+	112, 120, 128, 144, 160, 192, 224, 288,
+	ALIGN(KWQ_NODE_HDR + KWQ_KEY_MAX, 8),
 };
 
-static_assert(ARRAY_SIZE(kwq_cache_keys) == KWQ_NODE_CACHES);
+static_assert(ARRAY_SIZE(kwq_cache_objs) == KWQ_NODE_CACHES);
+static_assert(KWQ_NODE_HDR + 16 <= 112);
 static struct kmem_cache *kwq_node_caches[KWQ_NODE_CACHES];
 /* kmem_cache_size() of each, what a node is charged */
 static unsigned int kwq_node_sizes[KWQ_NODE_CACHES];
-/* The cache of a key of 8 * i + 1 .. 8 * i + 8 bytes (every size is 8k) */
-static u8 kwq_cache_of[DIV_ROUND_UP(KWQ_KEY_MAX, 8)];
+/* The cache of a key of 4 * i + 1 .. 4 * i + 4 bytes */
+static u8 kwq_cache_of[DIV_ROUND_UP(KWQ_KEY_MAX, 4)];
 
 static unsigned int kwq_cache_index(size_t len)
 {
-	return kwq_cache_of[(len - 1) / 8];
+	return kwq_cache_of[(len - 1) / 4];
 }
 
 static struct kmem_cache *kwq_node_cache_of(unsigned int index)
@@ -356,16 +384,17 @@ static struct kmem_cache *kwq_node_cache_of(unsigned int index)
 
 /*
  * A blank node for a key of @len bytes, allocated with @gfp. Batch adds
- * call this before taking q->lock; kwq_node_insert() fills it in.
+ * call this before taking q->lock; kwq_node_insert() fills it in. Its
+ * ->key_len says which cache it is from, from here on.
  */
 static struct kwq_node *kwq_node_prealloc(size_t len, gfp_t gfp)
 {
-	unsigned int cache = kwq_cache_index(len);
 	struct kwq_node *n;
 
-	n = kmem_cache_alloc(kwq_node_cache_of(cache), gfp | __GFP_NOWARN);
+	n = kmem_cache_alloc(kwq_node_cache_of(kwq_cache_index(len)),
+			     gfp | __GFP_NOWARN);
 	if (n)
-		n->cache = cache;
+		n->key_len = len;
 	return n;
 }
 
@@ -373,7 +402,8 @@ static struct kwq_node *kwq_node_prealloc(size_t len, gfp_t gfp)
 static void kwq_node_slab_free(struct kwq_node *n)
 {
 	if (n)
-		kmem_cache_free(kwq_node_cache_of(n->cache), n);
+		kmem_cache_free(kwq_node_cache_of(kwq_cache_index(n->key_len)),
+				n);
 }
 
 /*
@@ -394,22 +424,22 @@ static void kwq_nodes_free(struct kwq_node *n)
 }
 
 /*
- * Put @key in the hash with the node *@spare if the caller preallocated
+ * Put @key in the hash at @end, the end of its chain, with the node
+ * *@spare if the caller preallocated
  * one (and take it: *@spare becomes NULL), else with a pooled node, else
  * with a node allocated here. Returns the node or ERR_PTR(-EDQUOT or
  * -ENOMEM).
  */
-static struct kwq_node *kwq_node_insert(struct kwq *q,
-					struct kwq_node **bucket,
-					const void *key, size_t len, u32 hash,
-					struct kwq_node **spare)
+static __always_inline struct kwq_node *
+kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
+		size_t len, u32 hash, struct kwq_node **spare)
 {
 	unsigned int index = kwq_cache_index(len);
 	struct kwq_node *n = NULL;
 
 	if (!kwq_charge(q, kwq_node_sizes[index]))
 		return ERR_PTR(-EDQUOT);
-	if (spare && *spare && (*spare)->cache == index) {
+	if (spare && *spare && kwq_cache_index((*spare)->key_len) == index) {
 		n = *spare;
 		*spare = NULL;
 	} else if (q->pool[index]) {
@@ -438,25 +468,31 @@ static struct kwq_node *kwq_node_insert(struct kwq *q,
 	n->failures = 0;
 	n->requeue_prio = 0;
 	n->requeue = KWQ_REQUEUE_NONE;
-	n->cache = index;
 	n->key_len = len;
 	memcpy(n->key, key, len);
-	kwq_chain_push(bucket, n);
+	kwq_chain_append(end, n);
 	q->nr_nodes++;
 	kwq_maybe_grow(q);
 	return n;
 }
 
-static void kwq_node_free(struct kwq *q, struct kwq_node *n)
+/*
+ * Unlink @n from the hash and free it. @pp is the link to it if the
+ * caller just found it (NULL: walk the chain for it).
+ */
+static inline void kwq_node_free(struct kwq *q, struct kwq_node *n,
+				 struct kwq_node **pp)
 {
-	unsigned int index = n->cache;
-	struct kwq_node **pp = kwq_bucket(q, n->hash);
+	unsigned int index = kwq_cache_index(n->key_len);
 
 	/* No lockless reader takes it for ready again (nor its next life). */
 	WRITE_ONCE(n->state, KWQ_IDLE);
-	/* Chains are short (a node or two per bucket): walk to unlink. */
-	while (*pp != n)
-		pp = &(*pp)->hnext;
+	if (!pp) {
+		/* Chains are short (a node or none per bucket): walk. */
+		pp = kwq_bucket(q, n->hash);
+		while (*pp != n)
+			pp = &(*pp)->hnext;
+	}
 	WRITE_ONCE(*pp, n->hnext);
 	q->nr_nodes--;
 	if (n->failures)
@@ -498,17 +534,33 @@ static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1] = {
 
 static_assert(KWQ_HIST_BUCKETS == 10);
 
+/*
+ * The bucket of the smallest duration of each bit length (fls64() 0..64),
+ * from kwq_hist_init(). A bit length spans less than a factor of two and
+ * the bounds are a factor of ten apart, so a duration is in that bucket
+ * or the next.
+ */
+static u8 kwq_hist_low[65];
+
+static void kwq_hist_init(void)
+{
+	unsigned int f, i = 0;
+
+	for (f = 0; f <= 64; f++) {
+		u64 low = f ? 1ULL << (f - 1) : 0;
+
+		while (low > kwq_hist_bounds[i])
+			i++;
+		kwq_hist_low[f] = i;
+	}
+}
+
 /* Histogram bucket of a duration: the first bound >= @ns. */
 static unsigned int kwq_hist_bucket(u64 ns)
 {
-	/* fls64(ns) * log10(2), with log10(2) ~ 77/256: off by one at most. */
-	unsigned int i = min((fls64(ns) * 77) >> 8, KWQ_HIST_BUCKETS);
+	unsigned int i = kwq_hist_low[fls64(ns)];
 
-	if (ns > kwq_hist_bounds[i])
-		return i + 1;
-	if (i && ns <= kwq_hist_bounds[i - 1])
-		return i - 1;
-	return i;
+	return i + (ns > kwq_hist_bounds[i]);
 }
 
 static void kwq_hist_observe(struct kwq_hist *h, u64 ns)
@@ -1022,14 +1074,18 @@ static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
 	q->nr_idle--;
 }
 
-/* @n stopped being queued: keep its failure record or free it. */
-static void kwq_release_node(struct kwq *q, struct kwq_node *n)
+/*
+ * @n stopped being queued: keep its failure record or free it (@pp: as
+ * for kwq_node_free()).
+ */
+static inline void kwq_release_node(struct kwq *q, struct kwq_node *n,
+				    struct kwq_node **pp)
 {
 	struct kwq_node *old;
 
 	q->nr_items--;
 	if (!n->failures) {
-		kwq_node_free(q, n);
+		kwq_node_free(q, n, pp);
 		return;
 	}
 	WRITE_ONCE(n->state, KWQ_IDLE);
@@ -1039,7 +1095,7 @@ static void kwq_release_node(struct kwq *q, struct kwq_node *n)
 	if (q->nr_idle > q->max_failure_records) {
 		old = list_first_entry(&q->idle, struct kwq_node, link);
 		kwq_idle_unlink(q, old);
-		kwq_node_free(q, old);
+		kwq_node_free(q, old, NULL);
 		q->failure_records_evicted++;
 	}
 }
@@ -1051,8 +1107,12 @@ static void kwq_make_ready(struct kwq *q, struct kwq_node *n, int prio,
 	kwq_ready_push(q, n, prio);
 }
 
-/* End processing of @n: requeue it if it was added meanwhile. */
-static bool kwq_finish(struct kwq *q, struct kwq_node *n, u64 now)
+/*
+ * End processing of @n: requeue it if it was added meanwhile. @pp: the
+ * link to it, as for kwq_node_free().
+ */
+static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
+				       struct kwq_node **pp, u64 now)
 {
 	enum kwq_requeue requeue = n->requeue;
 	u64 ready_ns = n->dirty_ns;
@@ -1068,7 +1128,7 @@ static bool kwq_finish(struct kwq *q, struct kwq_node *n, u64 now)
 	if (requeue == KWQ_REQUEUE_DELAYED) {
 		if (q->shutting_down) {
 			q->dropped_at_shutdown++;
-			kwq_release_node(q, n);
+			kwq_release_node(q, n, pp);
 			return false;
 		}
 		if (n->deadline > now) {
@@ -1085,7 +1145,7 @@ static bool kwq_finish(struct kwq *q, struct kwq_node *n, u64 now)
 		kwq_make_ready(q, n, n->requeue_prio, ready_ns);
 		return true;
 	}
-	kwq_release_node(q, n);
+	kwq_release_node(q, n, pp);
 	return false;
 }
 
@@ -1169,15 +1229,18 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
  * key made @ready (getters wait exclusively; pollers always wake) and,
  * once drained, drain waiters.
  */
-static void kwq_unlock(struct kwq *q, unsigned long flags, unsigned int ready)
+static __always_inline void kwq_unlock(struct kwq *q, unsigned long flags,
+				       unsigned int ready)
 	__releases(&q->lock)
 {
-	bool drained = q->shutting_down && !q->nr_ready && !q->nr_processing;
+	bool drained = unlikely(q->shutting_down) && !q->nr_ready &&
+		       !q->nr_processing;
 	struct kwq_node *freed = q->free_list;
 
-	q->free_list = NULL;
+	if (unlikely(freed))
+		q->free_list = NULL;
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (freed)
+	if (unlikely(freed))
 		kwq_nodes_free(freed);
 	/*
 	 * wq_has_sleeper()'s barrier pairs with the one in the getter's
@@ -1209,11 +1272,11 @@ static __always_inline int
 kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	       struct kwq_add_args *a, u64 *delay_ns)
 {
-	struct kwq_limit_plan plan = {};
+	struct kwq_limit_plan plan;
 	u64 deadline = 0, delay = 0;
 	s64 after_ns = a->after_ns;
-	bool landed = false, wake = false;
-	struct kwq_node *n, **bucket;
+	bool landed = false, wake = false, waited = false;
+	struct kwq_node *n, **link;
 	int ret = 0;
 
 	if (q->shutting_down) {
@@ -1224,8 +1287,8 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	ret = kwq_level_prepare(q, a->prio);
 	if (ret)
 		goto out;
-	bucket = kwq_bucket(q, hash);
-	n = kwq_chain_find(*bucket, key, len, hash);
+	link = kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
+	n = *link;
 	/* The most frequent add of all changes nothing: a key already ready. */
 	if (n && n->state == KWQ_READY && !a->limited && after_ns <= 0 &&
 	    a->prio <= n->prio)
@@ -1235,6 +1298,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		a->now_read = true;
 	}
 	if (a->limited) {
+		memset(&plan, 0, sizeof(plan));
 		delay = kwq_limiters_when(q, n ? n->failures : 0, a->now, &plan);
 		after_ns = min_t(u64, delay, S64_MAX);
 	}
@@ -1247,7 +1311,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 			goto out;
 		}
 		if (!n) {
-			n = kwq_node_insert(q, bucket, key, len, hash,
+			n = kwq_node_insert(q, link, key, len, hash,
 					    &a->spare);
 			if (IS_ERR(n)) {
 				ret = PTR_ERR(n);
@@ -1265,6 +1329,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		}
 		landed = true;
 	} else {
+		waited = n->state == KWQ_WAITING;
 		landed = kwq_readd(q, n, deadline, a->prio, a->now, &wake);
 	}
 
@@ -1279,7 +1344,9 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	}
 	if (landed) {
 		q->adds_total++;
-		kwq_timer_update(q);
+		/* Only a key that waits, or waited, moves the timer. */
+		if (deadline || waited)
+			kwq_timer_update(q);
 	}
 	a->ready += wake;
 out:
@@ -1525,7 +1592,7 @@ int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 {
 	u32 hash[KWQ_BATCH_CHUNK];
 	unsigned int i, n, k = 0, ready;
-	struct kwq_node *node;
+	struct kwq_node *node, **link;
 	unsigned long flags;
 	int ret = 0;
 	u64 now;
@@ -1541,15 +1608,17 @@ int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		spin_lock_irqsave(&q->lock, flags);
 		now = kwq_now(q);
 		for (i = 0; i < n; i++) {
-			node = kwq_lookup(q, keys[k + i].key, keys[k + i].len,
-					  hash[i]);
+			link = kwq_chain_link(kwq_bucket(q, hash[i]),
+					      keys[k + i].key,
+					      keys[k + i].len, hash[i]);
+			node = *link;
 			if (!node || node->state != KWQ_PROCESSING)
 				ret = -ENOENT;
 			else if (node->owner && node->owner != owner)
 				ret = -EPERM;
 			if (ret)
 				break;
-			ready += kwq_finish(q, node, now);
+			ready += kwq_finish(q, node, link, now);
 		}
 		kwq_unlock(q, flags, ready);
 		k += i;
@@ -1571,7 +1640,7 @@ int kwq_forget(struct kwq *q, const void *key, size_t len)
 		kwq_fail_clear(q, n);
 		if (n->state == KWQ_IDLE) {
 			kwq_idle_unlink(q, n);
-			kwq_node_free(q, n);
+			kwq_node_free(q, n, NULL);
 		}
 	}
 	kwq_unlock(q, flags, 0);
@@ -1607,11 +1676,11 @@ int kwq_remove(struct kwq *q, const void *key, size_t len)
 	switch (n ? n->state : KWQ_IDLE) {
 	case KWQ_READY:
 		kwq_ready_unlink(q, n);
-		kwq_release_node(q, n);
+		kwq_release_node(q, n, NULL);
 		break;
 	case KWQ_WAITING:
 		kwq_wait_unlink(q, n);
-		kwq_release_node(q, n);
+		kwq_release_node(q, n, NULL);
 		kwq_timer_update(q);
 		break;
 	case KWQ_PROCESSING:
@@ -1644,17 +1713,20 @@ long kwq_len(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_len);
 
-/* Under q->lock: the processing node @item leases; NULL for a stale lease. */
-static struct kwq_node *kwq_lease_node(struct kwq *q,
-				       const struct kwq_item *item)
+/*
+ * Under q->lock: the link to the processing node @item leases (*link is
+ * the node); NULL for a stale lease.
+ */
+static struct kwq_node **kwq_lease_link(struct kwq *q,
+					const struct kwq_item *item)
 {
-	struct kwq_node *n;
+	struct kwq_node **pp, *n;
 
 	/* Only nodes still in the hash are looked at, never item->node. */
-	for (n = *kwq_bucket(q, item->hash); n; n = n->hnext)
+	for (pp = kwq_bucket(q, item->hash); (n = *pp); pp = &n->hnext)
 		if (n == item->node)
 			return n->state == KWQ_PROCESSING &&
-			       n->lease == item->lease ? n : NULL;
+			       n->lease == item->lease ? pp : NULL;
 	return NULL;
 }
 
@@ -1669,8 +1741,8 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 }
 
 /* Under q->lock: hand the next ready key out into @item; false if none. */
-static bool kwq_take_locked(struct kwq *q, void *owner, u64 now,
-			    struct kwq_item *item)
+static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
+					    u64 now, struct kwq_item *item)
 {
 	struct rb_node *rb = rb_first_cached(&q->levels);
 	struct kwq_level *l;
@@ -1876,7 +1948,7 @@ int kwq_done_batch(struct kwq *q, const struct kwq_item *items,
 		   unsigned int nr, unsigned int *done)
 {
 	unsigned int i, ready = 0;
-	struct kwq_node *n;
+	struct kwq_node **link;
 	unsigned long flags;
 	int ret = 0;
 	u64 now;
@@ -1888,12 +1960,12 @@ int kwq_done_batch(struct kwq *q, const struct kwq_item *items,
 	spin_lock_irqsave(&q->lock, flags);
 	now = kwq_now(q);
 	for (i = 0; i < nr; i++) {
-		n = kwq_lease_node(q, &items[i]);
-		if (!n) {
+		link = kwq_lease_link(q, &items[i]);
+		if (!link) {
 			ret = -ESTALE;
 			break;
 		}
-		ready += kwq_finish(q, n, now);
+		ready += kwq_finish(q, *link, link, now);
 	}
 	kwq_unlock(q, flags, ready);
 	if (done)
@@ -1904,17 +1976,17 @@ EXPORT_SYMBOL_GPL(kwq_done_batch);
 
 int kwq_done(struct kwq *q, const struct kwq_item *item)
 {
+	struct kwq_node **link;
 	unsigned long flags;
-	struct kwq_node *n;
 	bool ready = false;
 	int ret = -ESTALE;
 
 	if (!q || !item)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lease_node(q, item);
-	if (n) {
-		ready = kwq_finish(q, n, kwq_now(q));
+	link = kwq_lease_link(q, item);
+	if (link) {
+		ready = kwq_finish(q, *link, link, kwq_now(q));
 		ret = 0;
 	}
 	kwq_unlock(q, flags, ready);
@@ -1925,8 +1997,8 @@ EXPORT_SYMBOL_GPL(kwq_done);
 int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 		 s64 timeout_ns, struct kwq_item *item)
 {
+	struct kwq_node **link;
 	unsigned long irqflags;
-	struct kwq_node *n;
 	bool taken;
 	int got;
 	u64 now;
@@ -1936,12 +2008,12 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 	spin_lock_irqsave(&q->lock, irqflags);
 	now = kwq_now(q);
 	if (item->lease) {
-		n = kwq_lease_node(q, item);
-		if (!n) {
+		link = kwq_lease_link(q, item);
+		if (!link) {
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			return -ESTALE;
 		}
-		kwq_finish(q, n, now);
+		kwq_finish(q, *link, link, now);
 	}
 	/*
 	 * No wake-up either way: a key the done made ready is taken here
@@ -1972,7 +2044,7 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 	else if (n->owner != owner)
 		ret = -EPERM;
 	else
-		wake = kwq_finish(q, n, kwq_now(q));
+		wake = kwq_finish(q, n, NULL, kwq_now(q));
 	kwq_unlock(q, flags, wake);
 	return ret;
 }
@@ -2011,11 +2083,12 @@ EXPORT_SYMBOL_GPL(kwq_release_owner);
 /* For dev.c: see kwq_internal.h. */
 void kwq_unget(struct kwq *q, const struct kwq_item *item)
 {
-	struct kwq_node *n;
+	struct kwq_node **link, *n;
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	n = kwq_lease_node(q, item);
+	link = kwq_lease_link(q, item);
+	n = link ? *link : NULL;
 	if (!n) {
 		/* Finished meanwhile (through the same file): nothing to undo. */
 		spin_unlock_irqrestore(&q->lock, flags);
@@ -2070,7 +2143,7 @@ static void kwq_shutdown_locked(struct kwq *q, bool drain,
 	for (;;) {
 		for (i = 0; i < KWQ_DELAY_CHUNK && (n = kwq_wait_any(q)); i++) {
 			kwq_wait_unlink(q, n);
-			kwq_release_node(q, n);
+			kwq_release_node(q, n, NULL);
 		}
 		dropped += i;
 		q->dropped_at_shutdown += i;
@@ -2531,22 +2604,20 @@ EXPORT_SYMBOL_GPL(kwq_name);
 int kwq_core_init(void)
 {
 	static const char *const names[] = {
-		"kwq_node_16", "kwq_node_24", "kwq_node_32", "kwq_node_48",
-		"kwq_node_64", "kwq_node_96", "kwq_node_128", "kwq_node_192",
-		"kwq_node_256",
+		"kwq_node_112", "kwq_node_120", "kwq_node_128", "kwq_node_144",
+		"kwq_node_160", "kwq_node_192", "kwq_node_224", "kwq_node_288",
+		"kwq_node_max",
 	};
 	unsigned int i, c = 0;
 
-	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(kwq_cache_keys));
+	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(kwq_cache_objs));
+	kwq_hist_init();
 	for (i = 0; i < ARRAY_SIZE(kwq_cache_of); i++) {
-		while (8 * i + 8 > kwq_cache_keys[c])
+		while (KWQ_NODE_HDR + 4 * i + 4 > kwq_cache_objs[c])
 			c++;
 		kwq_cache_of[i] = c;
 	}
 	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++) {
-		size_t key = offsetof(struct kwq_node, key);
-		size_t len = kwq_cache_keys[i];
-
 		/*
 		 * No usercopy whitelist: dev.c copies keys out of nodes
 		 * under the queue lock, never straight to userspace. No
@@ -2557,7 +2628,7 @@ int kwq_core_init(void)
 		 * reader never looks at.
 		 */
 		kwq_node_caches[i] =
-			kwq_cache_create_rcu(names[i], key + len,
+			kwq_cache_create_rcu(names[i], kwq_cache_objs[i],
 					     offsetof(struct kwq_node,
 						      queued_ns));
 		if (!kwq_node_caches[i]) {

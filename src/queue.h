@@ -43,18 +43,21 @@ enum kwq_requeue {
  *
  * A node is in one state at a time, and the links of a state share one
  * union with those of the others: every transition unlinks the node from
- * its old structure before it links it into the new one. Small fields sit
- * last, next to the key, so a 16-byte key makes a 112-byte object.
+ * its old structure before it links it into the new one. A 16-byte key
+ * makes a 112-byte object.
  */
 struct kwq_node {
-	struct kwq_node *hnext;		/* next in the hash bucket */
 	/*
-	 * WAITING: when it becomes ready. READY and PROCESSING: a deadline
-	 * add_after asked for, remembered for after the run; 0 if none.
+	 * What a chain walk reads, in the node's first bytes: a lookup
+	 * that passes over a node touches one cache line of it.
 	 */
-	u64 deadline;
-	/* READY: clock time it became ready; PROCESSING: as get saw it */
-	u64 queued_ns;
+	struct kwq_node *hnext;		/* next in the hash bucket */
+	u32 hash;
+	u16 key_len;
+	u8 state;			/* enum kwq_state */
+	u8 requeue;			/* enum kwq_requeue */
+	int prio;
+	int requeue_prio;		/* priority of the pending requeue */
 	union {
 		/*
 		 * READY: in its level's FIFO (struct kwq_level of ->prio);
@@ -87,14 +90,14 @@ struct kwq_node {
 			u64 dirty_ns;		/* REQUEUE_READY: time of the add */
 		};
 	};
-	u32 hash;
+	/*
+	 * WAITING: when it becomes ready. READY and PROCESSING: a deadline
+	 * add_after asked for, remembered for after the run; 0 if none.
+	 */
+	u64 deadline;
+	/* READY: clock time it became ready; PROCESSING: as get saw it */
+	u64 queued_ns;
 	u32 failures;			/* rate limiter failure count */
-	int prio;
-	int requeue_prio;		/* priority of the pending requeue */
-	u8 state;			/* enum kwq_state */
-	u8 requeue;			/* enum kwq_requeue */
-	u8 cache;			/* index of the kmem_cache it is from */
-	u16 key_len;
 	u8 key[];
 };
 
