@@ -245,13 +245,17 @@ void kwq_budget_put(struct kwq_budget *b)
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_budget_put);
 
+/* When the table of 2^@bits buckets is to grow: past a key a bucket. */
+static unsigned long kwq_grow_at(unsigned int bits)
+{
+	return bits < KWQ_HASH_BITS_MAX ? 1UL << bits : ULONG_MAX;
+}
+
 static void kwq_maybe_grow(struct kwq *q)
 {
-	if (q->grow_pending || q->shutting_down ||
-	    q->hash_bits >= KWQ_HASH_BITS_MAX ||
-	    q->nr_nodes <= (1UL << q->hash_bits))
+	if (likely(q->nr_nodes <= q->grow_at) || q->shutting_down)
 		return;
-	q->grow_pending = true;
+	q->grow_at = ULONG_MAX;
 	schedule_work(&q->grow_work);
 }
 
@@ -285,7 +289,7 @@ static void kwq_grow_work(struct work_struct *work)
 		       q->hash_bits + 1, KWQ_HASH_BITS_MAX);
 	/* Over budget: keep the table; longer chains cost time, not keys. */
 	if (!kwq_charge(q, kwq_table_bytes(bits))) {
-		q->grow_pending = false;
+		q->grow_at = kwq_grow_at(q->hash_bits);
 		spin_unlock_irq(&q->lock);
 		return;
 	}
@@ -303,7 +307,7 @@ static void kwq_grow_work(struct work_struct *work)
 	spin_lock_irq(&q->lock);
 	if (!new) {
 		kwq_uncharge(q, kwq_table_bytes(bits));
-		q->grow_pending = false;
+		q->grow_at = kwq_grow_at(q->hash_bits);
 		spin_unlock_irq(&q->lock);
 		return;
 	}
@@ -341,7 +345,7 @@ static void kwq_grow_work(struct work_struct *work)
 			WRITE_ONCE(q->hash_bits, bits);
 			q->new_hash = NULL;
 			q->rehash_pos = 0;
-			q->grow_pending = false;
+			q->grow_at = kwq_grow_at(bits);
 		}
 		spin_unlock_irq(&q->lock);
 		cond_resched();
@@ -439,7 +443,8 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 
 	if (!kwq_charge(q, kwq_node_sizes[index]))
 		return ERR_PTR(-EDQUOT);
-	if (spare && *spare && kwq_cache_index((*spare)->key_len) == index) {
+	/* A spare was allocated for this very key. */
+	if (spare && *spare) {
 		n = *spare;
 		*spare = NULL;
 	} else if (q->pool[index]) {
@@ -641,13 +646,11 @@ static struct kwq_level *kwq_level_find(struct kwq *q, int prio)
  * freed. Only adds bring a new priority into the queue, and they call
  * this first. 0 or -ENOMEM / -EDQUOT.
  */
-static int kwq_level_prepare(struct kwq *q, int prio)
+static int kwq_level_add(struct kwq *q, int prio)
 {
 	struct rb_node **link = &q->all_levels.rb_node, *parent = NULL;
 	struct kwq_level *l;
 
-	if (likely(!prio))
-		return 0;
 	while (*link) {
 		l = rb_entry(*link, struct kwq_level, all_rb);
 		if (prio == l->prio)
@@ -672,6 +675,11 @@ static int kwq_level_prepare(struct kwq *q, int prio)
 	return 0;
 }
 
+static inline int kwq_level_prepare(struct kwq *q, int prio)
+{
+	return likely(!prio) ? 0 : kwq_level_add(q, prio);
+}
+
 static bool kwq_level_higher(struct rb_node *a, const struct rb_node *b)
 {
 	return rb_entry(a, struct kwq_level, ready_rb)->prio >
@@ -679,7 +687,8 @@ static bool kwq_level_higher(struct rb_node *a, const struct rb_node *b)
 }
 
 /* Queue @n at the tail (@head: the head) of priority level @prio. */
-static void kwq_ready_insert(struct kwq *q, struct kwq_node *n, int prio,
+static __always_inline void kwq_ready_insert(struct kwq *q,
+					     struct kwq_node *n, int prio,
 			     bool head)
 {
 	struct kwq_level *l = kwq_level_find(q, prio);
@@ -706,7 +715,8 @@ static void kwq_ready_push(struct kwq *q, struct kwq_node *n, int prio)
 }
 
 /* Take @n, of level @l, out of its FIFO. */
-static void kwq_level_unlink(struct kwq *q, struct kwq_level *l,
+static __always_inline void kwq_level_unlink(struct kwq *q,
+					     struct kwq_level *l,
 			     struct kwq_node *n)
 {
 	list_del(&n->fifo);
@@ -1078,8 +1088,9 @@ static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
  * @n stopped being queued: keep its failure record or free it (@pp: as
  * for kwq_node_free()).
  */
-static inline void kwq_release_node(struct kwq *q, struct kwq_node *n,
-				    struct kwq_node **pp)
+static __always_inline void kwq_release_node(struct kwq *q,
+					     struct kwq_node *n,
+					     struct kwq_node **pp)
 {
 	struct kwq_node *old;
 
@@ -2420,6 +2431,7 @@ static struct kwq *kwq_create_common(const char *name,
 	if (cfg->max_items)
 		q->hash_bits = clamp_t(unsigned int, ilog2(cfg->max_items),
 				       KWQ_HASH_BITS_MIN, KWQ_HASH_BITS_INIT);
+	q->grow_at = kwq_grow_at(q->hash_bits);
 	INIT_WORK(&q->grow_work, kwq_grow_work);
 	q->levels = RB_ROOT_CACHED;
 	q->all_levels = RB_ROOT;

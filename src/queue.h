@@ -165,7 +165,8 @@ struct kwq {
 	struct kwq_node **new_hash;
 	unsigned int new_bits;
 	unsigned long rehash_pos;
-	bool grow_pending;
+	/* grow once ->nr_nodes passes it; ULONG_MAX: growing, or largest */
+	unsigned long grow_at;
 	bool anon;			/* constant: not in kwq_registry */
 	struct work_struct grow_work;
 
