@@ -1396,8 +1396,8 @@ static u64 kwq_stay(const struct kwq_node *n, u8 state)
  * the key and flags, then state and number again proves all was read in
  * one stay. Tables are freed an RCU grace period after a grow.
  */
-static bool kwq_ready_lockless(struct kwq *q, const void *key, size_t len,
-			       u32 hash, int prio)
+static __always_inline bool kwq_ready_lockless(struct kwq *q, const void *key,
+					       size_t len, u32 hash, int prio)
 {
 	struct kwq_node *n, **tbl;
 	unsigned int bits, hops = 0;
