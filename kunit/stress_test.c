@@ -230,7 +230,7 @@ static void stress_every_key_processed_never_concurrently(struct kunit *test)
 /*
  * Hot keys: each producer owns a few keys, and before every add of one it
  * writes the key's next version. Most adds find the key ready and take
- * no lock (kwq_ready_lockless()); each must still be followed by a run
+ * no lock (kwq_seen_lockless()); each must still be followed by a run
  * that sees what was written before it. Once drained, the last run of
  * every key saw its last version.
  */

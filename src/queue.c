@@ -148,11 +148,11 @@ static struct kwq_node **kwq_bucket(struct kwq *q, u32 hash)
  * keys a FIFO workload finishes first are found first.
  */
 
-/* Publish @n, initialized, at @end, a chain's end (kwq_ready_lockless()). */
+/* Publish @n, initialized, at @end, a chain's end (kwq_seen_lockless()). */
 static void kwq_chain_append(struct kwq_node **end, struct kwq_node *n)
 {
 	n->hnext = NULL;
-	/* Pairs with the READ_ONCE() of the chain in kwq_ready_lockless(). */
+	/* Pairs with the READ_ONCE() of the chain in kwq_seen_lockless(). */
 	smp_store_release(end, n);
 }
 
@@ -340,7 +340,7 @@ static void kwq_grow_work(struct work_struct *work)
 			WRITE_ONCE(q->hash, new);
 			new = old;
 			kwq_uncharge(q, kwq_table_bytes(q->hash_bits));
-			/* Pairs with smp_rmb() in kwq_ready_lockless(). */
+			/* Pairs with smp_rmb() in kwq_seen_lockless(). */
 			smp_wmb();
 			WRITE_ONCE(q->hash_bits, bits);
 			q->new_hash = NULL;
@@ -1264,6 +1264,12 @@ static __always_inline void kwq_unlock(struct kwq *q, unsigned long flags,
 		wake_up(&q->drain_wq);
 }
 
+/* A plain add: no rate limit, no delay (an add that may change nothing). */
+static inline bool kwq_add_plain(bool limited, s64 after_ns)
+{
+	return !limited && after_ns <= 0;
+}
+
 /* One add, under q->lock (see kwq_add_common() for the arguments). */
 struct kwq_add_args {
 	s64 after_ns;
@@ -1301,7 +1307,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	link = kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
 	n = *link;
 	/* The most frequent add of all changes nothing: a key already ready. */
-	if (n && n->state == KWQ_READY && !a->limited && after_ns <= 0 &&
+	if (n && n->state == KWQ_READY && kwq_add_plain(a->limited, after_ns) &&
 	    a->prio <= n->prio)
 		goto out;
 	if (!a->now_read) {
@@ -1372,19 +1378,29 @@ out:
 /* Chain links a lockless reader follows before it gives up. */
 #define KWQ_LOCKLESS_HOPS	16
 
-/* The stay of @n in its state, as kwq_ready_lockless() tells them apart */
+/* The stay of @n in its state, as kwq_seen_lockless() tells them apart */
 static u64 kwq_stay(const struct kwq_node *n, u8 state)
 {
 	return state == KWQ_READY ? READ_ONCE(n->ready_epoch) :
 				    READ_ONCE(n->lease);
 }
 
+/* What an add saw of its key before taking q->lock. */
+enum kwq_seen {
+	KWQ_SEEN_NONE,		/* not found, or unsure */
+	KWQ_SEEN_QUEUED,	/* a node of the key: no allocation needed */
+	KWQ_SEEN_NOOP,		/* a plain add would change nothing */
+};
+
 /*
- * Would a plain add of @key at @prio change nothing? True when the key
- * is ready at @prio or higher, or processing and already due to run again
- * (dirty) at @prio or higher: the most frequent adds of a hot key. Read
- * without q->lock; true only if that held at one moment during the call,
- * false when unsure (the add then takes the lock).
+ * Look for @key without q->lock. KWQ_SEEN_NOOP answers "would a plain
+ * add of @key at @prio change nothing?" (only if @plain): the key is
+ * ready at @prio or higher, or processing and already due to run again
+ * (dirty) at @prio or higher, the most frequent adds of a hot key. It is
+ * returned only if that held at one moment during the call; unsure, the
+ * add takes the lock. KWQ_SEEN_QUEUED is a hint, never proof: the key
+ * had a node (in whatever state), so the add most likely needs none; if
+ * wrong, the add allocates under the lock.
  *
  * Nodes are SLAB_TYPESAFE_BY_RCU and may be freed and reused for another
  * key meanwhile. Each stay in READY has its own ->ready_epoch and each in
@@ -1396,12 +1412,13 @@ static u64 kwq_stay(const struct kwq_node *n, u8 state)
  * the key and flags, then state and number again proves all was read in
  * one stay. Tables are freed an RCU grace period after a grow.
  */
-static __always_inline bool kwq_ready_lockless(struct kwq *q, const void *key,
-					       size_t len, u32 hash, int prio)
+static __always_inline enum kwq_seen
+kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
+		  int prio, bool plain)
 {
+	enum kwq_seen seen = KWQ_SEEN_NONE;
 	struct kwq_node *n, **tbl;
 	unsigned int bits, hops = 0;
-	bool ready = false;
 	u8 state;
 	u64 stay;
 
@@ -1416,14 +1433,15 @@ static __always_inline bool kwq_ready_lockless(struct kwq *q, const void *key,
 			continue;
 		/* Pairs with the stores of READY and PROCESSING. */
 		state = smp_load_acquire(&n->state);
-		if (state != KWQ_READY && state != KWQ_PROCESSING)
-			continue;
 		stay = kwq_stay(n, state);
 		if (READ_ONCE(n->key_len) != len)
 			continue;
 		/* May race with a reuse of the node: the stay check tells. */
 		if (data_race(memcmp(n->key, key, len)))
 			continue;
+		seen = KWQ_SEEN_QUEUED;
+		if (!plain || (state != KWQ_READY && state != KWQ_PROCESSING))
+			break;
 		if (state == KWQ_READY ? READ_ONCE(n->prio) < prio :
 		    READ_ONCE(n->requeue) != KWQ_REQUEUE_READY ||
 		    READ_ONCE(n->requeue_prio) < prio)
@@ -1433,16 +1451,18 @@ static __always_inline bool kwq_ready_lockless(struct kwq *q, const void *key,
 		 * with smp_store_mb() in kwq_take_locked().
 		 */
 		smp_mb();
-		ready = READ_ONCE(n->state) == state;
+		if (READ_ONCE(n->state) != state)
+			break;
 		/* The number written before the state was stored. */
 		smp_rmb();
-		ready = ready && kwq_stay(n, state) == stay &&
-			(state == KWQ_READY ||
-			 READ_ONCE(n->requeue) == KWQ_REQUEUE_READY);
+		if (kwq_stay(n, state) == stay &&
+		    (state == KWQ_READY ||
+		     READ_ONCE(n->requeue) == KWQ_REQUEUE_READY))
+			seen = KWQ_SEEN_NOOP;
 		break;
 	}
 	rcu_read_unlock();
-	return ready;
+	return seen;
 }
 
 static __always_inline int
@@ -1452,6 +1472,7 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	struct kwq_add_args a = {
 		.after_ns = after_ns, .prio = prio, .limited = limited,
 	};
+	enum kwq_seen seen;
 	unsigned long flags;
 	u32 hash;
 	int ret;
@@ -1459,20 +1480,22 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
 	hash = kwq_hash(q, key, len);
+	seen = kwq_seen_lockless(q, key, len, hash, prio,
+				 kwq_add_plain(limited, after_ns));
 	/* A key already ready: nothing to change, no lock to take. */
-	if (!limited && after_ns <= 0 &&
-	    kwq_ready_lockless(q, key, len, hash, prio) &&
-	    !READ_ONCE(q->shutting_down)) {
+	if (seen == KWQ_SEEN_NOOP && !READ_ONCE(q->shutting_down)) {
 		trace_kwq_add(q, key, len, after_ns, prio, 0);
 		return 0;
 	}
 	/*
-	 * Allocate before the lock if no pooled node waits: a new key then
-	 * costs the critical section no allocation. (A charged queue has no
-	 * pool; it allocates under the lock only for keys it does not have,
-	 * rather than for every add of a key it has.)
+	 * Allocate before the lock if the key was not seen and no pooled
+	 * node waits: a new key then costs the critical section no
+	 * allocation. (A charged queue has no pool; it allocates under the
+	 * lock only for keys it does not have, rather than for every add of
+	 * a key it has.)
 	 */
-	if (!q->gfp_account && !READ_ONCE(q->pool[kwq_cache_index(len)]))
+	if (seen == KWQ_SEEN_NONE && !q->gfp_account &&
+	    !READ_ONCE(q->pool[kwq_cache_index(len)]))
 		a.spare = kwq_node_prealloc(len, GFP_NOWAIT);
 
 	spin_lock_irqsave(&q->lock, flags);
@@ -1556,16 +1579,16 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
 		/*
 		 * Hash and allocate outside the lock; free leftovers after.
-		 * A key found ready needs no node (if it stops being ready
+		 * A key seen in the table needs no node (if it is gone
 		 * meanwhile, the add allocates under the lock).
 		 */
 		for (i = 0; i < n; i++) {
 			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
 			spare[i] = NULL;
-			if (a.limited || a.after_ns > 0 ||
-			    !kwq_ready_lockless(q, keys[k + i].key,
-						keys[k + i].len, hash[i],
-						keys[k + i].priority))
+			if (kwq_seen_lockless(q, keys[k + i].key,
+					      keys[k + i].len, hash[i],
+					      keys[k + i].priority,
+					      false) == KWQ_SEEN_NONE)
 				spare[i] = kwq_node_prealloc(keys[k + i].len,
 							     gfp);
 		}
@@ -1767,7 +1790,7 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
 	/*
 	 * Never 0, so a zeroed struct kwq_item leases nothing; the top bit
 	 * set, so no delay-tree sequence left in the union passes for one
-	 * (kwq_ready_lockless() tells processing stays apart by it).
+	 * (kwq_seen_lockless() tells processing stays apart by it).
 	 */
 	n->lease = ++q->lease_seq | KWQ_LEASE_TAG;
 	n->start_ns = now;
@@ -1784,7 +1807,7 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
 	}
 	/*
 	 * A full barrier after the state, paired with the one in
-	 * kwq_ready_lockless(): an add that found the key ready (or already
+	 * kwq_seen_lockless(): an add that found the key ready (or already
 	 * due to run again) and returned made its caller's writes visible
 	 * to whoever processes the key now, as the workqueue's PENDING bit
 	 * does.
@@ -2635,7 +2658,7 @@ int kwq_core_init(void)
 		 * under the queue lock, never straight to userspace. No
 		 * SLAB_ACCOUNT: a queue that charges the caller passes
 		 * __GFP_ACCOUNT per allocation. Type-safe by RCU: a node
-		 * kwq_ready_lockless() reaches stays a node, whatever key.
+		 * kwq_seen_lockless() reaches stays a node, whatever key.
 		 * The slab's free pointer goes in ->queued_ns, a field that
 		 * reader never looks at.
 		 */

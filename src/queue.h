@@ -62,7 +62,7 @@ struct kwq_node {
 		/*
 		 * READY: in its level's FIFO (struct kwq_level of ->prio);
 		 * ->ready_epoch tells this stay in READY from any other
-		 * (kwq_ready_lockless()).
+		 * (kwq_seen_lockless()).
 		 */
 		struct {
 			struct list_head fifo;
