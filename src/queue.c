@@ -101,6 +101,8 @@
 #define KWQ_HASH_BITS_MAX	21	/* max_items_per_queue's default */
 #define KWQ_NO_DEADLINE		U64_MAX
 #define KWQ_LEASE_TAG		BIT_ULL(63)
+/* Nodes allocated or freed per slab bulk call (and a batch's chunk). */
+#define KWQ_BULK		16
 
 static DEFINE_MUTEX(kwq_registry_lock);
 static LIST_HEAD(kwq_registry);
@@ -419,12 +421,69 @@ static void kwq_node_slab_free(struct kwq_node *n)
  */
 static void kwq_nodes_free(struct kwq_node *n)
 {
+	void *objs[KWQ_BULK];
 	struct kwq_node *next;
+	unsigned int nr = 0;
 
+	/*
+	 * In bulk where interrupts are on (process or softirq context);
+	 * kmem_cache_free() one by one serves any other.
+	 */
+	if (irqs_disabled()) {
+		for (; n; n = next) {
+			next = n->hnext;
+			kwq_node_slab_free(n);
+		}
+		return;
+	}
 	for (; n; n = next) {
 		next = n->hnext;
-		kwq_node_slab_free(n);
+		objs[nr++] = n;
+		if (nr == ARRAY_SIZE(objs) || !next) {
+			/* NULL: each object's own cache. */
+			kmem_cache_free_bulk(NULL, nr, objs);
+			nr = 0;
+		}
 	}
+}
+
+/*
+ * Preallocate nodes for the @nr keys at @keys whose @spare is not NULL
+ * on entry (@spare[i] set to anything but NULL asks for one; every such
+ * entry becomes a node or NULL). One kmem_cache_alloc_bulk() when all
+ * of them come from one cache and @gfp may sleep (process context, as
+ * the bulk call wants), else one allocation each.
+ */
+static void kwq_nodes_prealloc(const struct kwq_key *keys, unsigned int nr,
+			       struct kwq_node **spare, gfp_t gfp)
+{
+	unsigned int i, want = 0, index = KWQ_NODE_CACHES;
+	void *objs[KWQ_BULK];
+
+	for (i = 0; i < nr; i++) {
+		if (!spare[i])
+			continue;
+		if (index == KWQ_NODE_CACHES)
+			index = kwq_cache_index(keys[i].len);
+		else if (index != kwq_cache_index(keys[i].len))
+			index = KWQ_NODE_CACHES + 1;
+		want++;
+	}
+	if (want > 1 && index < KWQ_NODE_CACHES &&
+	    gfpflags_allow_blocking(gfp) &&
+	    kmem_cache_alloc_bulk(kwq_node_cache_of(index),
+				  gfp | __GFP_NOWARN, want, objs) == want) {
+		for (i = 0; i < nr; i++) {
+			if (!spare[i])
+				continue;
+			spare[i] = objs[--want];
+			spare[i]->key_len = keys[i].len;
+		}
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		if (spare[i])
+			spare[i] = kwq_node_prealloc(keys[i].len, gfp);
 }
 
 /*
@@ -1539,7 +1598,7 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 
 /* Keys hashed and nodes preallocated per critical section of a batch. */
-#define KWQ_BATCH_CHUNK		16
+#define KWQ_BATCH_CHUNK		KWQ_BULK
 
 static bool kwq_keys_ok(const struct kwq_key *keys, unsigned int nr)
 {
@@ -1584,14 +1643,14 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		 */
 		for (i = 0; i < n; i++) {
 			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
-			spare[i] = NULL;
-			if (kwq_seen_lockless(q, keys[k + i].key,
-					      keys[k + i].len, hash[i],
-					      keys[k + i].priority,
-					      false) == KWQ_SEEN_NONE)
-				spare[i] = kwq_node_prealloc(keys[k + i].len,
-							     gfp);
+			/* Not NULL: a node wanted (kwq_nodes_prealloc()). */
+			spare[i] = kwq_seen_lockless(q, keys[k + i].key,
+						     keys[k + i].len, hash[i],
+						     keys[k + i].priority,
+						     false) == KWQ_SEEN_NONE ?
+				   ERR_PTR(-ENOMEM) : NULL;
 		}
+		kwq_nodes_prealloc(keys + k, n, spare, gfp);
 		spin_lock_irqsave(&q->lock, flags);
 		a.now_read = false;
 		a.ready = 0;
@@ -1607,6 +1666,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		}
 		kwq_unlock(q, flags, a.ready);
 		k += i;
+		/* Leftovers: keys found meanwhile, or not reached. */
 		for (i = 0; i < n; i++)
 			kwq_node_slab_free(spare[i]);
 	}

@@ -557,6 +557,25 @@ void kmem_cache_free(struct kmem_cache *s, void *obj)
 	}
 }
 
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
+			  void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		p[i] = kmem_cache_alloc(s, flags);
+	return nr;
+}
+
+/* @s NULL: each object's own cache, as SLUB's kfree_bulk(). */
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		kmem_cache_free(s ? s : hb_page_meta(p[i])->head->cache, p[i]);
+}
+
 int hostbench_caches(struct hostbench_cache_stats *st, int max)
 {
 	struct kmem_cache *s;

@@ -24,4 +24,9 @@
 #define GFP_NOIO		(__GFP_RECLAIM)
 #define GFP_NOFS		(__GFP_RECLAIM | __GFP_IO)
 #define GFP_USER		(__GFP_RECLAIM | __GFP_IO | __GFP_FS)
+
+static inline bool gfpflags_allow_blocking(const gfp_t gfp_flags)
+{
+	return !!(gfp_flags & __GFP_DIRECT_RECLAIM);
+}
 #endif

@@ -61,6 +61,10 @@ static inline struct kmem_cache *hb_kmem_cache_create_legacy(const char *name,
 void kmem_cache_destroy(struct kmem_cache *s);
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags);
 void kmem_cache_free(struct kmem_cache *s, void *obj);
+/* SLUB's all-or-nothing bulk calls, one object at a time (no cheaper). */
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
+			  void **p);
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p);
 unsigned int kmem_cache_size(struct kmem_cache *s);
 static inline void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t flags)
 {
