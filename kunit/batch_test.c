@@ -61,6 +61,51 @@ static void add_batch_of_many_keys_crosses_chunks(struct kunit *test)
 		kt_get_done(test, q, names[i]);
 }
 
+/*
+ * One chunk of keys of every length class (their nodes come from
+ * different caches, so they are allocated one by one), then a chunk of
+ * one length (one bulk allocation), some of whose keys are queued
+ * already (no node wanted for them): every key is added once, in order.
+ */
+static void add_batch_of_mixed_and_queued_keys(struct kunit *test)
+{
+	static const unsigned int lens[] = {
+		1, 20, 21, 28, 29, 64, 100, 200, KWQ_KEY_MAX,
+	};
+	struct kwq_key *keys = kunit_kcalloc(test, 16, sizeof(*keys),
+					     GFP_KERNEL);
+	char (*names)[KWQ_KEY_MAX] = kunit_kcalloc(test, 16, KWQ_KEY_MAX,
+						   GFP_KERNEL);
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	unsigned int i, done = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	KUNIT_ASSERT_NOT_NULL(test, names);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		memset(names[i], 'a' + i, lens[i]);
+		keys[i].key = names[i];
+		keys[i].len = lens[i];
+	}
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_batch(q, keys, ARRAY_SIZE(lens),
+					       &kb_now, &done));
+	KUNIT_EXPECT_EQ(test, (unsigned int)ARRAY_SIZE(lens), done);
+
+	/* 16 keys of 16 bytes; the even ones are queued already. */
+	for (i = 0; i < 16; i++) {
+		snprintf(names[i], KWQ_KEY_MAX, "sixteen-bytes-%02u", i);
+		keys[i].key = names[i];
+		keys[i].len = 16;
+		if (!(i % 2))
+			KUNIT_EXPECT_EQ(test, 0, kwq_add(q, names[i], 16));
+	}
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_batch(q, keys, 16, &kb_now, &done));
+	KUNIT_EXPECT_EQ(test, 16U, done);
+	KUNIT_EXPECT_EQ(test, (long)ARRAY_SIZE(lens) + 16, kwq_len(q));
+	KUNIT_EXPECT_EQ(test, (u64)ARRAY_SIZE(lens) + 16,
+			kt_stats(test, q).adds_total);
+}
+
 static void add_batch_dedups_keys_within_the_batch(struct kunit *test)
 {
 	static const struct kwq_key keys[] = {
@@ -362,6 +407,7 @@ static void done_keys_checks_owner_and_state(struct kunit *test)
 static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(add_batch_adds_every_key_in_order),
 	KUNIT_CASE(add_batch_of_many_keys_crosses_chunks),
+	KUNIT_CASE(add_batch_of_mixed_and_queued_keys),
 	KUNIT_CASE(add_batch_dedups_keys_within_the_batch),
 	KUNIT_CASE(add_batch_with_a_bad_key_changes_nothing),
 	KUNIT_CASE(add_batch_rejects_bad_options),
