@@ -14,6 +14,10 @@
 #                        instructions and LL cache misses per operation,
 #                        deterministic (Documentation/benchmarks.rst, "Host
 #                        benchmark"); results in build/bench-host
+#   make bench-host-tables  the kernel's rhashtable against kwq's own hash
+#                        table, same keys, shims and cache model
+#                        (Documentation/benchmarks.rst, "rhashtable against
+#                        kwq's table"); results in build/bench-host/tables
 #   make kernel          build/cache the debug test kernel only
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
 #                        SEED=S (random, printed) PROCS=P THREADS=T
@@ -43,7 +47,7 @@ KWQ_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.
 KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
-.PHONY: all modules modules_clean clean check bench bench-host demo kernel userspace install uninstall
+.PHONY: all modules modules_clean clean check bench bench-host bench-host-tables demo kernel userspace install uninstall
 .PHONY: fuzz check-kcsan
 
 all: modules
@@ -67,6 +71,9 @@ bench:
 
 bench-host:
 	tools/bench-host/run.sh
+
+bench-host-tables:
+	tools/bench-host/tables.sh
 
 kernel:
 	tools/testing/build-kernel.sh tools/testing/config/debug.config
