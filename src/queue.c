@@ -415,9 +415,11 @@ static void kwq_node_slab_free(struct kwq_node *n)
 /*
  * Nodes freed under q->lock wait in q->free_list (through ->hnext) and go
  * back to the slab after the lock is dropped (kwq_unlock()). A queue that
- * does not charge its caller's memcg keeps one freed node per cache in
- * q->pool instead, for its next new key: a worker loop then moves no
- * memory at all. (A charged node must not carry another caller's key.)
+ * does not charge its caller's memcg keeps up to KWQ_POOL_MAX freed nodes
+ * per cache in q->pool instead, for its next new keys: producers and
+ * workers on different CPUs then move no memory through the slab, whose
+ * frees from a CPU other than the allocating one are its slow path. (A
+ * charged node must not carry another caller's key.)
  */
 static void kwq_nodes_free(struct kwq_node *n)
 {
@@ -450,12 +452,15 @@ static void kwq_nodes_free(struct kwq_node *n)
 /*
  * Preallocate nodes for the @nr keys at @keys whose @spare is not NULL
  * on entry (@spare[i] set to anything but NULL asks for one; every such
- * entry becomes a node or NULL). One kmem_cache_alloc_bulk() when all
- * of them come from one cache and @gfp may sleep (process context, as
- * the bulk call wants), else one allocation each.
+ * entry becomes a node or NULL). None if they all come from one cache
+ * whose pool in @q holds as many (the adds take those under the lock);
+ * else one kmem_cache_alloc_bulk() when they all come from one cache and
+ * @gfp may sleep (process context, as the bulk call wants), else one
+ * allocation each.
  */
-static void kwq_nodes_prealloc(const struct kwq_key *keys, unsigned int nr,
-			       struct kwq_node **spare, gfp_t gfp)
+static void kwq_nodes_prealloc(struct kwq *q, const struct kwq_key *keys,
+			       unsigned int nr, struct kwq_node **spare,
+			       gfp_t gfp)
 {
 	unsigned int i, want = 0, index = KWQ_NODE_CACHES;
 	void *objs[KWQ_BULK];
@@ -468,6 +473,11 @@ static void kwq_nodes_prealloc(const struct kwq_key *keys, unsigned int nr,
 		else if (index != kwq_cache_index(keys[i].len))
 			index = KWQ_NODE_CACHES + 1;
 		want++;
+	}
+	if (want && index < KWQ_NODE_CACHES && !q->gfp_account &&
+	    READ_ONCE(q->pool_nr[index]) >= want) {
+		memset(spare, 0, nr * sizeof(*spare));
+		return;
 	}
 	if (want > 1 && index < KWQ_NODE_CACHES &&
 	    gfpflags_allow_blocking(gfp) &&
@@ -508,7 +518,8 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 		*spare = NULL;
 	} else if (q->pool[index]) {
 		n = q->pool[index];
-		WRITE_ONCE(q->pool[index], NULL);
+		WRITE_ONCE(q->pool[index], n->hnext);
+		WRITE_ONCE(q->pool_nr[index], q->pool_nr[index] - 1);
 	} else {
 		/*
 		 * Under q->lock, possibly in hard interrupt context; charged
@@ -562,8 +573,10 @@ static inline void kwq_node_free(struct kwq *q, struct kwq_node *n,
 	if (n->failures)
 		q->nr_failure_records--;
 	kwq_uncharge(q, kwq_node_sizes[index]);
-	if (!q->gfp_account && !q->pool[index]) {
+	if (!q->gfp_account && q->pool_nr[index] < KWQ_POOL_MAX) {
+		n->hnext = q->pool[index];
 		WRITE_ONCE(q->pool[index], n);
+		WRITE_ONCE(q->pool_nr[index], q->pool_nr[index] + 1);
 	} else {
 		n->hnext = q->free_list;
 		q->free_list = n;
@@ -1650,7 +1663,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 						     false) == KWQ_SEEN_NONE ?
 				   ERR_PTR(-ENOMEM) : NULL;
 		}
-		kwq_nodes_prealloc(keys + k, n, spare, gfp);
+		kwq_nodes_prealloc(q, keys + k, n, spare, gfp);
 		spin_lock_irqsave(&q->lock, flags);
 		a.now_read = false;
 		a.ready = 0;
@@ -2445,7 +2458,7 @@ static void kwq_free(struct kwq *q)
 	kvfree(q->hash);
 	kwq_nodes_free(q->free_list);
 	for (i = 0; i < ARRAY_SIZE(q->pool); i++)
-		kwq_node_slab_free(q->pool[i]);
+		kwq_nodes_free(q->pool[i]);
 	while ((rb = rb_first(&q->all_levels))) {
 		rb_erase(rb, &q->all_levels);
 		kfree(rb_entry(rb, struct kwq_level, all_rb));

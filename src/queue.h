@@ -115,8 +115,10 @@ struct kwq_level {
 	int prio;
 };
 
-/* Node caches by key length (queue.c: kwq_cache_keys) */
+/* Node caches by size (queue.c: kwq_cache_objs) */
 #define KWQ_NODE_CACHES		9
+/* Freed nodes a queue keeps per cache for its next new keys */
+#define KWQ_POOL_MAX		32
 
 /* The delay wheel's geometry (queue.c, "delay wheel"). */
 #define KWQ_WHEEL_SHIFT		20	/* level 0: 2^20 ns slots, ~1 ms */
@@ -157,9 +159,14 @@ struct kwq {
 
 	hsiphash_key_t hkey;		/* constant */
 	struct kwq_node **hash;		/* buckets: singly linked chains */
-	/* freed nodes: to the slab after unlock; one per cache kept */
+	/*
+	 * Freed nodes: to the slab after unlock, or kept for new keys in
+	 * ->pool (lists by cache, through ->hnext; ->pool_nr in each, at
+	 * most KWQ_POOL_MAX) if the queue charges no memcg.
+	 */
 	struct kwq_node *free_list;
 	struct kwq_node *pool[KWQ_NODE_CACHES];
+	u8 pool_nr[KWQ_NODE_CACHES];
 	unsigned int hash_bits;
 	/* growing: buckets of ->hash below ->rehash_pos are in ->new_hash */
 	struct kwq_node **new_hash;
