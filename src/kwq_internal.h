@@ -82,6 +82,19 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		      unsigned int min_nr, unsigned int max_nr,
 		      const struct kwq_get_ctl *ctl);
 void kwq_wake_all(struct kwq *q);
+/*
+ * KWQ_IOC_DONE_GET's core: kwq_done_keys() of @keys for @owner, then, only
+ * if all @nr were finished, take up to @max ready keys for @get_owner
+ * into @items without sleeping, @ctl's copy hook (if any) called for
+ * each, in the same critical section as the last keys' finish. Returns
+ * the number taken; when *@done < @nr, the error of the key that was not
+ * finished (the keys before it were, none was taken); else -EAGAIN if no
+ * key was ready, -ESHUTDOWN if none ever will be.
+ */
+int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
+		       unsigned int nr, void *owner, unsigned int *done,
+		       void *get_owner, struct kwq_item *items,
+		       unsigned int max, const struct kwq_get_ctl *ctl);
 
 struct dentry;
 struct file;

@@ -2136,6 +2136,72 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 }
 EXPORT_SYMBOL_GPL(kwq_done_get);
 
+/*
+ * For dev.c: see kwq_internal.h. kwq_done_keys(), then, once every key
+ * is finished, what kwq_try_get() does, in the critical section of the
+ * last keys: a worker's cycle takes the queue lock once, not twice.
+ */
+int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
+		       unsigned int nr, void *owner, unsigned int *done,
+		       void *get_owner, struct kwq_item *items,
+		       unsigned int max, const struct kwq_get_ctl *ctl)
+{
+	unsigned int i, k, n, ready = 0, got = 0;
+	u32 hash[KWQ_BATCH_CHUNK];
+	struct kwq_node *node, **link;
+	unsigned long flags;
+	int ret = 0;
+	u64 now;
+
+	*done = 0;
+	if (!q || !items || !max || !kwq_keys_ok(keys, nr))
+		return -EINVAL;
+	/* All chunks but the last as kwq_done_keys() finishes them. */
+	k = nr > KWQ_BATCH_CHUNK ? rounddown(nr - 1, KWQ_BATCH_CHUNK) : 0;
+	if (k) {
+		ret = kwq_done_keys(q, keys, k, owner, done);
+		if (ret)
+			return ret;
+	}
+	n = nr - k;
+	for (i = 0; i < n; i++)
+		hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	for (i = 0; i < n; i++) {
+		link = kwq_chain_link(kwq_bucket(q, hash[i]), keys[k + i].key,
+				      keys[k + i].len, hash[i]);
+		node = *link;
+		if (!node || node->state != KWQ_PROCESSING)
+			ret = -ENOENT;
+		else if (node->owner && node->owner != owner)
+			ret = -EPERM;
+		if (ret)
+			break;
+		ready += kwq_finish(q, node, link, now);
+	}
+	/* A done that failed takes nothing: the earlier keys stay finished. */
+	if (!ret) {
+		while (got < max &&
+		       kwq_take_locked(q, get_owner, now, &items[got])) {
+			if (ctl && ctl->copy)
+				ctl->copy(ctl->arg, &items[got]);
+			got++;
+		}
+		if (!got)
+			ret = q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+	}
+	/*
+	 * Wake getters only for the keys made ready here and not taken
+	 * here, as kwq_done_get() reasons: no more keys are ready than
+	 * before for the others.
+	 */
+	kwq_unlock(q, flags, ready > got ? ready - got : 0);
+	*done = k + i;
+	return ret ?: got;
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_done_keys_take);
+
 int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 {
 	struct kwq_node *n;
