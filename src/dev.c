@@ -157,14 +157,25 @@ struct kwq_uq {
 	bool dead;			/* set once, when unlisted */
 };
 
-/* The largest GET round's records; batches up to this size copy in here. */
-#define KWQ_SCRATCH_LEN		(16 * KWQ_REC_SIZE_MAX)
+/*
+ * A file's scratch buffer, one allocation of KWQ_SCRATCH_SIZE bytes (the
+ * slab object the largest GET round's records need anyway) in two parts
+ * with a lock each: the records a GET round copies out (the first
+ * KWQ_SCRATCH_OUT_LEN bytes) and the records a call copies in (the
+ * rest), so that DONE_GET holds both at once.
+ */
+#define KWQ_SCRATCH_SIZE	8192
+#define KWQ_SCRATCH_OUT_LEN	(16 * KWQ_REC_SIZE_MAX)
+#define KWQ_SCRATCH_IN_LEN	(KWQ_SCRATCH_SIZE - KWQ_SCRATCH_OUT_LEN)
+/* A round of 64 16-byte keys' records (1536 bytes) copies in here. */
+static_assert(KWQ_SCRATCH_IN_LEN >= 64 * KWQ_REC_SIZE(16));
 
 struct kwq_file {
 	struct mutex attach_lock;	/* serialises CREATE/OPEN */
 	struct kwq_uq *uq;		/* NULL until CREATE/OPEN */
-	struct mutex scratch_lock;	/* held by the call using ->scratch */
-	u8 *scratch;			/* KWQ_SCRATCH_LEN bytes */
+	struct mutex out_lock;		/* held by the call using ->scratch */
+	struct mutex in_lock;		/* ... using ->scratch + OUT_LEN */
+	u8 *scratch;			/* KWQ_SCRATCH_SIZE bytes */
 };
 
 /* The IPC namespace of the caller: names are looked up there. */
@@ -813,16 +824,22 @@ enum kwq_keys_op { KWQ_OP_ADD, KWQ_OP_DONE, KWQ_OP_FORGET, KWQ_OP_REMOVE };
 
 /*
  * A buffer of @len bytes for one call: @small (KWQ_REC_SIZE_MAX bytes on
- * the caller's stack) when that is enough, else the file's scratch buffer
- * when it is big enough and no other call on the file uses it, else a new
- * one. kwq_buf_put() with the same @small gives it back.
+ * the caller's stack) when that is enough, else the file's scratch part
+ * for records copied @out (else in) when it is big enough and no other
+ * call on the file uses it, else a new one. kwq_buf_put() with the same
+ * @small gives it back.
  */
-static void *kwq_buf_get(struct kwq_file *kf, size_t len, u8 *small)
+static void *kwq_buf_get(struct kwq_file *kf, size_t len, u8 *small,
+			 bool out)
 {
 	if (len <= KWQ_REC_SIZE_MAX)
 		return small;
-	if (len <= KWQ_SCRATCH_LEN && mutex_trylock(&kf->scratch_lock))
-		return kf->scratch;
+	if (out) {
+		if (len <= KWQ_SCRATCH_OUT_LEN && mutex_trylock(&kf->out_lock))
+			return kf->scratch;
+	} else if (len <= KWQ_SCRATCH_IN_LEN && mutex_trylock(&kf->in_lock)) {
+		return kf->scratch + KWQ_SCRATCH_OUT_LEN;
+	}
 	return kvmalloc(len, GFP_KERNEL_ACCOUNT);
 }
 
@@ -831,7 +848,9 @@ static void kwq_buf_put(struct kwq_file *kf, void *buf, u8 *small)
 	if (buf == small)
 		return;
 	if (buf == kf->scratch)
-		mutex_unlock(&kf->scratch_lock);
+		mutex_unlock(&kf->out_lock);
+	else if (buf == kf->scratch + KWQ_SCRATCH_OUT_LEN)
+		mutex_unlock(&kf->in_lock);
 	else
 		kvfree(buf);
 }
@@ -877,7 +896,7 @@ static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 
 	if (!nr || nr > KWQ_BATCH_MAX || !len || len > KWQ_RECS_LEN_MAX)
 		return ERR_PTR(-EINVAL);
-	buf = kwq_buf_get(kf, len, small);
+	buf = kwq_buf_get(kf, len, small, false);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 	ret = -EFAULT;
@@ -893,6 +912,22 @@ static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 /* Keys handed to the core per batch call. */
 #define KWQ_KEYS_CHUNK		32
 
+/* The @n checked records at @buf + *@off as keys; *@off moves past them. */
+static void kwq_recs_keys(const u8 *buf, u32 *off, struct kwq_key *keys,
+			  u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		const struct kwq_rec *r = (const void *)(buf + *off);
+
+		keys[i].key = r + 1;
+		keys[i].len = r->len;
+		keys[i].priority = r->priority;
+		*off += KWQ_REC_SIZE(r->len);
+	}
+}
+
 /*
  * Apply @op to the @nr checked records at @buf, a chunk of keys per core
  * call; *@done counts the keys that took effect. The first error stops.
@@ -905,19 +940,12 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	struct kwq_key keys[KWQ_KEYS_CHUNK];
 	struct kwq_batch_opts o;
 	unsigned int n, k;
-	u32 off = 0, i;
+	u32 off = 0;
 	int ret = 0;
 
 	for (*done = 0; *done < nr && !ret; *done += k) {
 		n = min_t(u32, nr - *done, KWQ_KEYS_CHUNK);
-		for (i = 0; i < n; i++) {
-			const struct kwq_rec *r = (const void *)(buf + off);
-
-			keys[i].key = r + 1;
-			keys[i].len = r->len;
-			keys[i].priority = r->priority;
-			off += KWQ_REC_SIZE(r->len);
-		}
+		kwq_recs_keys(buf, &off, keys, n);
 		switch (op) {
 		case KWQ_OP_ADD:
 			o = *opts;
@@ -1012,6 +1040,7 @@ out:
 
 /* Keys taken per core call by GET: its records fit the scratch buffer. */
 #define KWQ_GET_ROUND		16
+static_assert(KWQ_GET_ROUND * KWQ_REC_SIZE_MAX <= KWQ_SCRATCH_OUT_LEN);
 
 /* Write @item as a record at @dst (zero-padded); its size. */
 static size_t kwq_rec_put(u8 *dst, const struct kwq_item *item)
@@ -1040,13 +1069,52 @@ static void kwq_rec_copy(void *arg, const struct kwq_item *item)
 	out->len += kwq_rec_put(out->buf + out->len, item);
 }
 
+/* Keys a DONE_GET finishes in the critical section of its first round. */
+#define KWQ_DONE_LAST		16
+
+/*
+ * The done part of a KWQ_IOC_DONE_GET left to kwq_get_keys(): the last
+ * @nr (at most KWQ_DONE_LAST) records of a checked buffer, all before
+ * them finished.
+ */
+struct kwq_done_in {
+	const u8 *recs;
+	u32 nr;
+	u32 done;		/* out: how many of the @nr were finished */
+};
+
+/*
+ * Finish @din's keys and, if all were, take up to @max keys, in one
+ * critical section: kwq_done_keys_take().
+ */
+static int kwq_done_take(struct kwq_file *kf, struct kwq *q,
+			 struct kwq_done_in *din, void *owner,
+			 struct kwq_item *items, u32 max,
+			 const struct kwq_get_ctl *ctl)
+{
+	struct kwq_key keys[KWQ_DONE_LAST];
+	unsigned int done;
+	u32 off = 0;
+	int ret;
+
+	kwq_recs_keys(din->recs, &off, keys, din->nr);
+	/* Leased to this file, or detached (owned by nobody). */
+	ret = kwq_done_keys_take(q, keys, din->nr, kf, &done, owner, items,
+				 max, ctl);
+	din->done = done;
+	return ret;
+}
+
 /*
  * The GET part of KWQ_IOC_GET and KWQ_IOC_DONE_GET on a checked @a,
- * whose nr and used it fills. Returns 0 when keys were taken.
+ * whose nr and used it fills. Returns 0 when keys were taken. @din (NULL:
+ * none) is DONE_GET's done part, finished in the first round's critical
+ * section: if one of its keys is not (din->done < din->nr), its error,
+ * and no key is taken.
  */
 static noinline_for_stack int
 kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
-	     struct kwq_get_args *a)
+	     struct kwq_get_args *a, struct kwq_done_in *din)
 {
 	struct kwq_item items[KWQ_GET_ROUND];
 	u8 one[KWQ_REC_SIZE_MAX];
@@ -1055,10 +1123,10 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	struct kwq_get_ctl ctl = {
 		.abort = &uq->dead, .copy = kwq_rec_copy, .arg = &out,
 	};
-	unsigned int flags = 0;
+	unsigned int flags = 0, rflags;
 	ktime_t start = 0;
 	s64 timeout, left;
-	u32 n, want;
+	u32 n, want, min_nr;
 	void *owner;
 	int ret = 0;
 
@@ -1070,7 +1138,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		flags |= KWQ_GET_NONBLOCK;
 	/* One key needs no shared buffer. */
 	out.buf = kwq_buf_get(kf, a->max == 1 ? KWQ_REC_SIZE_MAX :
-			      KWQ_GET_ROUND * KWQ_REC_SIZE_MAX, one);
+			      KWQ_GET_ROUND * KWQ_REC_SIZE_MAX, one, true);
 	if (!out.buf)
 		return -ENOMEM;
 
@@ -1099,11 +1167,33 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 				break;
 		}
 		out.len = 0;
-		ret = kwq_get_batch_ctl(uq->q, owner, left ? flags :
-					flags | KWQ_GET_NONBLOCK, left, items,
-					min(a->min_nr > a->nr ?
-					    a->min_nr - a->nr : 0, want),
-					want, &ctl);
+		rflags = left ? flags : flags | KWQ_GET_NONBLOCK;
+		min_nr = min(a->min_nr > a->nr ? a->min_nr - a->nr : 0, want);
+		if (din) {
+			/* The first round: want >= 1 (recs_len was checked). */
+			ret = kwq_done_take(kf, uq->q, din, owner, items, want,
+					    &ctl);
+			if (din->done < din->nr)
+				break;
+			din = NULL;
+			n = max(ret, 0);
+			/* Too few taken: wait for more as a GET would. */
+			if (!(rflags & KWQ_GET_NONBLOCK) &&
+			    (ret == -EAGAIN || (n && n < min_nr))) {
+				ret = kwq_get_batch_ctl(uq->q, owner, rflags,
+							left, items + n,
+							min_nr > n ?
+							min_nr - n : 0,
+							want - n, &ctl);
+				n += max(ret, 0);
+			}
+			/* Keys taken before an error are handed over. */
+			if (n)
+				ret = n;
+		} else {
+			ret = kwq_get_batch_ctl(uq->q, owner, rflags, left,
+						items, min_nr, want, &ctl);
+		}
 		if (ret < 0)
 			break;
 		n = ret;
@@ -1173,7 +1263,7 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 	 */
 	if (kwq_get_args_out(uarg, &a))
 		return -EFAULT;
-	ret = kwq_get_keys(file, kf, uq, &a);
+	ret = kwq_get_keys(file, kf, uq, &a, NULL);
 	if (ret)
 		return ret;
 	return kwq_get_args_out(uarg, &a);
@@ -1182,16 +1272,20 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 /*
  * KWQ_IOC_DONE_GET: a worker's whole cycle in one call. The keys to
  * finish are checked and finished first; only if all were does the call
- * go on to take keys as KWQ_IOC_GET does.
+ * go on to take keys as KWQ_IOC_GET does. The last KWQ_DONE_LAST keys
+ * are finished in the critical section that takes the first keys: a
+ * cycle of up to that many keys takes the queue lock once.
  */
 static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 			    unsigned int cmd, unsigned long arg)
 {
 	struct kwq_done_get_args __user *uarg = (void __user *)arg;
+	struct kwq_done_in din = {}, *pdin = NULL;
 	u8 small[KWQ_REC_SIZE_MAX];
 	struct kwq_done_get_args a;
 	struct kwq_uq *uq;
-	u8 *buf;
+	u8 *buf = NULL;
+	u32 off = 0, i;
 	int ret;
 
 	uq = kwq_file_uq(kf);
@@ -1212,15 +1306,32 @@ static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 				  false, small);
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
-		ret = kwq_recs_apply(kf, uq->q, KWQ_OP_DONE, buf, a.done_nr,
-				     NULL, &a.done);
-		kwq_buf_put(kf, buf, small);
-		if (ret) {
-			ret = kwq_uq_err(uq, ret);
-			return put_user(a.done, &uarg->done) ? -EFAULT : ret;
+		/* The keys before the last ones, as KWQ_IOC_DONE does. */
+		din.nr = min_t(u32, a.done_nr, KWQ_DONE_LAST);
+		if (a.done_nr > din.nr) {
+			ret = kwq_recs_apply(kf, uq->q, KWQ_OP_DONE, buf,
+					     a.done_nr - din.nr, NULL, &a.done);
+			if (ret) {
+				kwq_buf_put(kf, buf, small);
+				ret = kwq_uq_err(uq, ret);
+				return put_user(a.done, &uarg->done) ?
+				       -EFAULT : ret;
+			}
+			for (i = 0; i < a.done; i++)
+				off += KWQ_REC_SIZE(((const struct kwq_rec *)
+						     (buf + off))->len);
 		}
+		din.recs = buf + off;
+		pdin = &din;
 	}
-	ret = kwq_get_keys(file, kf, uq, &a.get);
+	ret = kwq_get_keys(file, kf, uq, &a.get, pdin);
+	if (pdin) {
+		kwq_buf_put(kf, buf, small);
+		a.done += din.done;
+		/* A key not finished: nothing was taken. */
+		if (din.done < din.nr)
+			return put_user(a.done, &uarg->done) ? -EFAULT : ret;
+	}
 	/* What was finished stays finished: report it either way. */
 	if (put_user(a.done, &uarg->done) || kwq_get_args_out(&uarg->get, &a.get))
 		return -EFAULT;
@@ -1427,12 +1538,13 @@ static int kwq_dev_open(struct inode *inode, struct file *file)
 	kf = kzalloc(sizeof(*kf), GFP_KERNEL_ACCOUNT);
 	if (!kf)
 		return -ENOMEM;
-	kf->scratch = kmalloc(KWQ_SCRATCH_LEN, GFP_KERNEL_ACCOUNT);
+	kf->scratch = kmalloc(KWQ_SCRATCH_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!kf->scratch) {
 		kfree(kf);
 		return -ENOMEM;
 	}
-	mutex_init(&kf->scratch_lock);
+	mutex_init(&kf->out_lock);
+	mutex_init(&kf->in_lock);
 	mutex_init(&kf->attach_lock);
 	file->private_data = kf;
 	return nonseekable_open(inode, file);
@@ -1448,7 +1560,8 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 		kwq_uq_put(kf->uq);
 	}
 	mutex_destroy(&kf->attach_lock);
-	mutex_destroy(&kf->scratch_lock);
+	mutex_destroy(&kf->out_lock);
+	mutex_destroy(&kf->in_lock);
 	kfree(kf->scratch);
 	kfree(kf);
 	return 0;

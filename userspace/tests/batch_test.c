@@ -4,7 +4,9 @@
  * call), GET's min_nr batching window, and batch ADD/DONE edge cases:
  * duplicate keys in one batch, keys not held, keys held by another fd,
  * oversized batches. Every failure says how far the batch got and loses
- * nothing.
+ * nothing. DONE_GET finishes its last keys and takes the first in one
+ * critical section: a done failing there, or before, takes nothing, and
+ * keys it made ready but did not take wake other getters.
  */
 #include "kwqtest.h"
 
@@ -41,6 +43,18 @@ static const char *names(int n, size_t used, char *out, size_t size)
 	return out;
 }
 
+/* "k00,k01,...,k19", key @bad (if not -1) written as "nope" */
+static const char *klist(char *out, size_t size, int bad)
+{
+	size_t o = 0;
+	int i;
+
+	for (i = 0; i < 20 && o < size; i++)
+		o += (size_t)snprintf(out + o, size - o, i == bad ? "%snope" :
+				      "%sk%02d", i ? "," : "", i);
+	return out;
+}
+
 static long processing(int fd)
 {
 	struct kwq_stats_args st;
@@ -60,7 +74,7 @@ int main(void)
 	long len;
 	char key[KWQ_KEY_LEN_MAX];
 
-	kt_setup("kwq_batch", 20, 120);
+	kt_setup("kwq_batch", 24, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -210,6 +224,74 @@ int main(void)
 	ktap_check(n < 0 && errno == EAGAIN && finished == 1 &&
 		   processing(fd) == 0, "done_get_one_finishes_on_empty_queue",
 		   "n %d errno %s finished %d", n, kt_ename(errno), finished);
+
+	/*
+	 * 20 keys, more than the critical section that takes finishes: the
+	 * 19th is not held. The 18 before it are finished, nothing taken.
+	 */
+	kwq_add_batch(fd, keys(klist(got, sizeof(got), -1)), NULL, NULL);
+	n = kwq_get_batch(fd, buf, sizeof(buf), 20, 0, 0, &used);
+	kt_add(fd, "r");
+	errno = 0;
+	finished = kwq_done_get(fd, keys(klist(got, sizeof(got), 18)), &done,
+				buf, sizeof(buf), 4, 0, 0, 0, &used);
+	ktap_check(n == 20 && finished < 0 && errno == ENOENT && done == 18 &&
+		   processing(fd) == 2 && kt_len(fd) == 1,
+		   "done_get_fails_midway_finishes_before_takes_none",
+		   "got %d ret %d errno %s done %u processing %ld len %ld", n,
+		   finished, kt_ename(errno), done, processing(fd), kt_len(fd));
+
+	/* the last key fails (ready, not processing): the rest finished */
+	errno = 0;
+	n = kwq_done_get(fd, keys("k18,k19,r"), &done, buf, sizeof(buf), 4, 0,
+			 0, 0, &used);
+	ktap_check(n < 0 && errno == ENOENT && done == 2 &&
+		   processing(fd) == 0 && kt_len(fd) == 1,
+		   "done_get_fails_at_last_key_takes_none",
+		   "n %d errno %s done %u processing %ld len %ld", n,
+		   kt_ename(errno), done, processing(fd), kt_len(fd));
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	kt_done(fd, "r");
+
+	/* a key added while processing: its done makes it ready, taken again */
+	kt_add(fd, "d1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	kt_add(fd, "d1");
+	n = kwq_done_get(fd, keys("d1"), &done, buf, sizeof(buf), 1, 0, 0, 0,
+			 &used);
+	ktap_check(n == 1 && done == 1 &&
+		   !strcmp(names(n, used, got, sizeof(got)), "d1") &&
+		   processing(fd) == 1 && kt_len(fd) == 0,
+		   "done_get_retakes_its_dirty_key", "n %d done %u got '%s'", n,
+		   done, got);
+	kt_done(fd, "d1");
+
+	/*
+	 * Two dirty keys finished, one taken: the other wakes a getter
+	 * blocked on another fd.
+	 */
+	kwq_add_batch(fd, keys("w1,w2"), NULL, NULL);
+	n = kwq_get_batch(fd, buf, sizeof(buf), 2, 0, 0, &used);
+	kwq_add_batch(fd, keys("w1,w2"), NULL, NULL);
+	pid = fork();
+	if (pid == 0) {
+		int cfd = kt_attach(name);
+
+		len = kwq_get(cfd, key, sizeof(key), 0, 5 * KT_SEC);
+		_exit(len == 2 && !memcmp(key, "w2", 2) ? 0 : 1);
+	}
+	kt_sleep_ms(200);
+	t0 = kt_now();
+	n = kwq_done_get(fd, keys("w1,w2"), &done, buf, sizeof(buf), 1, 0, 0,
+			 0, &used);
+	finished = kt_wait(pid);
+	ktap_check(n == 1 && done == 2 &&
+		   !strcmp(names(n, used, got, sizeof(got)), "w1") &&
+		   finished == 0 && kt_now() - t0 < 3 * KT_SEC,
+		   "done_get_wakes_getter_for_key_not_taken",
+		   "n %d done %u got '%s' child %d after %lld ms", n, done, got,
+		   finished, (long long)((kt_now() - t0) / KT_MS));
+	kt_done(fd, "w1");
 
 	kwq_destroy(fd, name);
 	close(fd);
