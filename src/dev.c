@@ -937,7 +937,13 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	       const u8 *buf, u32 nr, const struct kwq_batch_opts *opts,
 	       u32 *done)
 {
-	struct kwq_key keys[KWQ_KEYS_CHUNK];
+	/*
+	 * Here and in the other hot paths, arrays written before they are
+	 * read are spared the stack's auto-initialisation
+	 * (CONFIG_INIT_STACK_ALL_ZERO): zeroing them cost more than the rest
+	 * of the call's own code.
+	 */
+	struct kwq_key keys[KWQ_KEYS_CHUNK] __uninitialized;
 	struct kwq_batch_opts o;
 	unsigned int n, k;
 	u32 off = 0;
@@ -981,7 +987,7 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 	};
 	struct kwq_keys_args __user *uarg = (void __user *)arg;
 	u64 __user *udelays = NULL;
-	u8 small[KWQ_REC_SIZE_MAX];
+	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
 	struct kwq_keys_args a;
 	struct kwq_uq *uq;
 	u64 *delays = NULL;
@@ -1092,7 +1098,7 @@ static int kwq_done_take(struct kwq_file *kf, struct kwq *q,
 			 struct kwq_item *items, u32 max,
 			 const struct kwq_get_ctl *ctl)
 {
-	struct kwq_key keys[KWQ_DONE_LAST];
+	struct kwq_key keys[KWQ_DONE_LAST] __uninitialized;
 	unsigned int done;
 	u32 off = 0;
 	int ret;
@@ -1116,8 +1122,8 @@ static noinline_for_stack int
 kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	     struct kwq_get_args *a, struct kwq_done_in *din)
 {
-	struct kwq_item items[KWQ_GET_ROUND];
-	u8 one[KWQ_REC_SIZE_MAX];
+	struct kwq_item items[KWQ_GET_ROUND] __uninitialized;
+	u8 one[KWQ_REC_SIZE_MAX] __uninitialized;
 	struct kwq_recs_out out;
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
@@ -1281,7 +1287,7 @@ static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 {
 	struct kwq_done_get_args __user *uarg = (void __user *)arg;
 	struct kwq_done_in din = {}, *pdin = NULL;
-	u8 small[KWQ_REC_SIZE_MAX];
+	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
 	struct kwq_done_get_args a;
 	struct kwq_uq *uq;
 	u8 *buf = NULL;

@@ -2147,7 +2147,7 @@ int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
 		       unsigned int max, const struct kwq_get_ctl *ctl)
 {
 	unsigned int i, k, n, ready = 0, got = 0;
-	u32 hash[KWQ_BATCH_CHUNK];
+	u32 hash[KWQ_BATCH_CHUNK] __uninitialized;
 	struct kwq_node *node, **link;
 	unsigned long flags;
 	int ret = 0;
