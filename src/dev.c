@@ -1226,13 +1226,31 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	return a->nr ? 0 : kwq_uq_err(uq, ret);
 }
 
-/* Write the outputs of a struct kwq_get_args back to userspace. */
+/*
+ * Write the outputs of a struct kwq_get_args back to userspace (and
+ * DONE_GET's done count at @udone if not NULL): one user access window,
+ * not one per field.
+ */
 static int kwq_get_args_out(struct kwq_get_args __user *u,
-			    const struct kwq_get_args *a)
+			    const struct kwq_get_args *a, u32 __user *udone,
+			    u32 done)
 {
-	if (put_user(a->nr, &u->nr) || put_user(a->used, &u->used))
+	if (udone) {
+		/* struct kwq_done_get_args: done comes before get */
+		if (!user_write_access_begin(udone, (u8 __user *)(u + 1) -
+					     (u8 __user *)udone))
+			return -EFAULT;
+		unsafe_put_user(done, udone, efault);
+	} else if (!user_write_access_begin(u, sizeof(*u))) {
 		return -EFAULT;
+	}
+	unsafe_put_user(a->nr, &u->nr, efault);
+	unsafe_put_user(a->used, &u->used, efault);
+	user_write_access_end();
 	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
 }
 
 /* Check a copied-in struct kwq_get_args and clear its outputs. */
@@ -1267,12 +1285,12 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
 	 * The result is written back into @arg: prove that possible before
 	 * a key is taken, or a read-only struct would strand taken keys.
 	 */
-	if (kwq_get_args_out(uarg, &a))
+	if (kwq_get_args_out(uarg, &a, NULL, 0))
 		return -EFAULT;
 	ret = kwq_get_keys(file, kf, uq, &a, NULL);
 	if (ret)
 		return ret;
-	return kwq_get_args_out(uarg, &a);
+	return kwq_get_args_out(uarg, &a, NULL, 0);
 }
 
 /*
@@ -1305,7 +1323,7 @@ static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 	a.done = 0;
 	if (a.pad || (!a.done_nr && (a.done_len || a.done_recs)))
 		return -EINVAL;
-	if (put_user(a.done, &uarg->done) || kwq_get_args_out(&uarg->get, &a.get))
+	if (kwq_get_args_out(&uarg->get, &a.get, &uarg->done, a.done))
 		return -EFAULT;
 	if (a.done_nr) {
 		buf = kwq_recs_in(kf, a.done_recs, a.done_len, a.done_nr,
@@ -1339,7 +1357,7 @@ static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
 			return put_user(a.done, &uarg->done) ? -EFAULT : ret;
 	}
 	/* What was finished stays finished: report it either way. */
-	if (put_user(a.done, &uarg->done) || kwq_get_args_out(&uarg->get, &a.get))
+	if (kwq_get_args_out(&uarg->get, &a.get, &uarg->done, a.done))
 		return -EFAULT;
 	return ret;
 }
