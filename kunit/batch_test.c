@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit cases for the batch calls: kwq_add_batch(), kwq_get_batch() and
- * kwq_done_batch(), and kwq_done_keys() behind /dev/kwq's DONE. One
- * behaviour per case; bad input changes nothing, and a batch that stops
- * part way says how far it got.
+ * kwq_done_batch(), and kwq_done_keys() and kwq_done_keys_take() behind
+ * /dev/kwq's DONE and DONE_GET. One behaviour per case; bad input changes
+ * nothing, and a batch that stops part way says how far it got.
  */
 
 #include <kunit/test.h>
@@ -404,6 +404,45 @@ static void done_keys_checks_owner_and_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
 }
 
+static void done_keys_take_finishes_then_takes(struct kunit *test)
+{
+	static const struct kwq_key ab[] = { KEY("a", 0), KEY("b", 0) };
+	static const struct kwq_key cz[] = { KEY("c", 0), KEY("z", 0) };
+	static const struct kwq_key b[] = { KEY("b", 0) };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item it[2];
+	unsigned int done = 9;
+	int me;
+
+	kt_add(q, "a");
+	kt_add(q, "b");
+	KUNIT_ASSERT_EQ(test, 2, kwq_get_batch(q, &me, KWQ_GET_NONBLOCK, 0,
+					       it, 0, 2));
+	kt_add(q, "c");
+	/* "b" is dirty: its done makes it ready behind "c". */
+	kt_add(q, "b");
+	KUNIT_EXPECT_EQ(test, 1, kwq_done_keys_take(q, ab, 2, &me, &done, &me,
+						    it, 1, NULL));
+	KUNIT_EXPECT_EQ(test, 2U, done);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(it[0].key, "c", 1));
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).processing);
+	/* "z" is not held: "c" stays finished, "b" is not taken. */
+	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_done_keys_take(q, cz, 2, &me,
+							  &done, &me, it, 2,
+							  NULL));
+	KUNIT_EXPECT_EQ(test, 1U, done);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	/* No key to finish: a get. Nothing ready: -EAGAIN, all finished. */
+	KUNIT_EXPECT_EQ(test, 1, kwq_done_keys_take(q, NULL, 0, &me, &done,
+						    &me, it, 2, NULL));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, kwq_done_keys_take(q, b, 1, &me, &done,
+							  &me, it, 2, NULL));
+	KUNIT_EXPECT_EQ(test, 1U, done);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
+}
+
 static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(add_batch_adds_every_key_in_order),
 	KUNIT_CASE(add_batch_of_many_keys_crosses_chunks),
@@ -423,6 +462,7 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(get_batch_waits_until_min_nr),
 	KUNIT_CASE(done_batch_stops_at_a_stale_item),
 	KUNIT_CASE(done_keys_checks_owner_and_state),
+	KUNIT_CASE(done_keys_take_finishes_then_takes),
 	{}
 };
 
