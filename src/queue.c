@@ -423,7 +423,7 @@ static void kwq_node_slab_free(struct kwq_node *n)
  */
 static void kwq_nodes_free(struct kwq_node *n)
 {
-	void *objs[KWQ_BULK];
+	void *objs[KWQ_BULK] __uninitialized;
 	struct kwq_node *next;
 	unsigned int nr = 0;
 
@@ -463,7 +463,7 @@ static void kwq_nodes_prealloc(struct kwq *q, const struct kwq_key *keys,
 			       gfp_t gfp)
 {
 	unsigned int i, want = 0, index = KWQ_NODE_CACHES;
-	void *objs[KWQ_BULK];
+	void *objs[KWQ_BULK] __uninitialized;
 
 	for (i = 0; i < nr; i++) {
 		if (!spare[i])
@@ -1628,8 +1628,8 @@ static bool kwq_keys_ok(const struct kwq_key *keys, unsigned int nr)
 int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  const struct kwq_batch_opts *opts, unsigned int *done)
 {
-	struct kwq_node *spare[KWQ_BATCH_CHUNK];
-	u32 hash[KWQ_BATCH_CHUNK];
+	struct kwq_node *spare[KWQ_BATCH_CHUNK] __uninitialized;
+	u32 hash[KWQ_BATCH_CHUNK] __uninitialized;
 	struct kwq_add_args a = {};
 	unsigned int i, n, k = 0;
 	unsigned long flags;
@@ -1697,7 +1697,7 @@ EXPORT_SYMBOL_GPL(kwq_add_batch);
 int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  void *owner, unsigned int *done)
 {
-	u32 hash[KWQ_BATCH_CHUNK];
+	u32 hash[KWQ_BATCH_CHUNK] __uninitialized;
 	unsigned int i, n, k = 0, ready;
 	struct kwq_node *node, **link;
 	unsigned long flags;

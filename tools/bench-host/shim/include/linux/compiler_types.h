@@ -24,6 +24,12 @@
 #define __nocast
 #define __safe
 #define __bitwise
+/* The kernel's: no stack auto-initialisation for the variable. */
+#if __has_attribute(__uninitialized__)
+#define __uninitialized		__attribute__((__uninitialized__))
+#else
+#define __uninitialized
+#endif
 #define __acquires(x)
 #define __releases(x)
 #define __acquire(x)		((void)0)
