@@ -1625,6 +1625,16 @@ static bool kwq_keys_ok(const struct kwq_key *keys, unsigned int nr)
 	return true;
 }
 
+/* Hash the @n keys at @keys into @hash, outside q->lock. */
+static void kwq_hash_keys(const struct kwq *q, const struct kwq_key *keys,
+			  unsigned int n, u32 *hash)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		hash[i] = kwq_hash(q, keys[i].key, keys[i].len);
+}
+
 int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  const struct kwq_batch_opts *opts, unsigned int *done)
 {
@@ -1690,6 +1700,37 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 EXPORT_SYMBOL_GPL(kwq_add_batch);
 
 /*
+ * Under q->lock: finish the @n keys at @keys (hashed: @hash) that are
+ * leased to @owner or detached (no owner), in order, stopping at the
+ * first that is neither (*@err: -ENOENT or -EPERM, else 0). Returns how
+ * many were finished; *@ready counts the keys they made ready.
+ */
+static unsigned int kwq_done_keys_locked(struct kwq *q,
+					 const struct kwq_key *keys,
+					 const u32 *hash, unsigned int n,
+					 void *owner, u64 now,
+					 unsigned int *ready, int *err)
+{
+	struct kwq_node *node, **link;
+	unsigned int i;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		link = kwq_chain_link(kwq_bucket(q, hash[i]), keys[i].key,
+				      keys[i].len, hash[i]);
+		node = *link;
+		if (!node || node->state != KWQ_PROCESSING)
+			*err = -ENOENT;
+		else if (node->owner && node->owner != owner)
+			*err = -EPERM;
+		if (*err)
+			break;
+		*ready += kwq_finish(q, node, link, now);
+	}
+	return i;
+}
+
+/*
  * For dev.c: see kwq_internal.h. Finish processing keys leased to
  * @owner or detached (no owner), in order, stopping at the first that
  * is neither.
@@ -1698,37 +1739,22 @@ int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  void *owner, unsigned int *done)
 {
 	u32 hash[KWQ_BATCH_CHUNK] __uninitialized;
-	unsigned int i, n, k = 0, ready;
-	struct kwq_node *node, **link;
+	unsigned int n, k = 0, ready;
 	unsigned long flags;
 	int ret = 0;
-	u64 now;
 
 	*done = 0;
 	if (!q || !kwq_keys_ok(keys, nr))
 		return -EINVAL;
 	while (k < nr && !ret) {
 		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
-		for (i = 0; i < n; i++)
-			hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
+		kwq_hash_keys(q, keys + k, n, hash);
 		ready = 0;
 		spin_lock_irqsave(&q->lock, flags);
-		now = kwq_now(q);
-		for (i = 0; i < n; i++) {
-			link = kwq_chain_link(kwq_bucket(q, hash[i]),
-					      keys[k + i].key,
-					      keys[k + i].len, hash[i]);
-			node = *link;
-			if (!node || node->state != KWQ_PROCESSING)
-				ret = -ENOENT;
-			else if (node->owner && node->owner != owner)
-				ret = -EPERM;
-			if (ret)
-				break;
-			ready += kwq_finish(q, node, link, now);
-		}
+		n = kwq_done_keys_locked(q, keys + k, hash, n, owner,
+					 kwq_now(q), &ready, &ret);
 		kwq_unlock(q, flags, ready);
-		k += i;
+		k += n;
 	}
 	*done = k;
 	return ret;
@@ -1903,22 +1929,33 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
  * Take up to @max ready keys into @items in one critical section: how
  * many, or -EAGAIN if none is ready, -ESHUTDOWN if none ever will be.
  */
-static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
-		       unsigned int max, const struct kwq_get_ctl *ctl)
+/*
+ * Under q->lock: take up to @max ready keys into @items, each copied out
+ * through @ctl's hook if any; how many, or -EAGAIN if none is ready,
+ * -ESHUTDOWN if none ever will be.
+ */
+static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
+			     struct kwq_item *items, unsigned int max,
+			     const struct kwq_get_ctl *ctl)
 {
-	unsigned long flags;
 	unsigned int n = 0;
-	int ret;
-	u64 now;
 
-	spin_lock_irqsave(&q->lock, flags);
-	now = kwq_now(q);
 	while (n < max && kwq_take_locked(q, owner, now, &items[n])) {
 		if (ctl && ctl->copy)
 			ctl->copy(ctl->arg, &items[n]);
 		n++;
 	}
-	ret = n ?: q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+	return n ?: q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+}
+
+static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
+		       unsigned int max, const struct kwq_get_ctl *ctl)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&q->lock, flags);
+	ret = kwq_take_n_locked(q, owner, kwq_now(q), items, max, ctl);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
@@ -2146,9 +2183,8 @@ int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
 		       void *get_owner, struct kwq_item *items,
 		       unsigned int max, const struct kwq_get_ctl *ctl)
 {
-	unsigned int i, k, n, ready = 0, got = 0;
 	u32 hash[KWQ_BATCH_CHUNK] __uninitialized;
-	struct kwq_node *node, **link;
+	unsigned int k, n, ready = 0, taken = 0;
 	unsigned long flags;
 	int ret = 0;
 	u64 now;
@@ -2164,41 +2200,24 @@ int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
 			return ret;
 	}
 	n = nr - k;
-	for (i = 0; i < n; i++)
-		hash[i] = kwq_hash(q, keys[k + i].key, keys[k + i].len);
+	kwq_hash_keys(q, keys + k, n, hash);
 	spin_lock_irqsave(&q->lock, flags);
 	now = kwq_now(q);
-	for (i = 0; i < n; i++) {
-		link = kwq_chain_link(kwq_bucket(q, hash[i]), keys[k + i].key,
-				      keys[k + i].len, hash[i]);
-		node = *link;
-		if (!node || node->state != KWQ_PROCESSING)
-			ret = -ENOENT;
-		else if (node->owner && node->owner != owner)
-			ret = -EPERM;
-		if (ret)
-			break;
-		ready += kwq_finish(q, node, link, now);
-	}
+	n = kwq_done_keys_locked(q, keys + k, hash, n, owner, now, &ready,
+				 &ret);
 	/* A done that failed takes nothing: the earlier keys stay finished. */
 	if (!ret) {
-		while (got < max &&
-		       kwq_take_locked(q, get_owner, now, &items[got])) {
-			if (ctl && ctl->copy)
-				ctl->copy(ctl->arg, &items[got]);
-			got++;
-		}
-		if (!got)
-			ret = q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+		ret = kwq_take_n_locked(q, get_owner, now, items, max, ctl);
+		taken = max(ret, 0);
 	}
 	/*
 	 * Wake getters only for the keys made ready here and not taken
 	 * here, as kwq_done_get() reasons: no more keys are ready than
 	 * before for the others.
 	 */
-	kwq_unlock(q, flags, ready > got ? ready - got : 0);
-	*done = k + i;
-	return ret ?: got;
+	kwq_unlock(q, flags, ready > taken ? ready - taken : 0);
+	*done = k + n;
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_done_keys_take);
 
