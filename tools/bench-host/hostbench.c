@@ -54,6 +54,7 @@
 
 #include <linux/kwq.h>
 
+#include "benchkeys.h"
 #include "hostbench.h"
 
 /* src/kwq_internal.h: the module init creates the node caches. */
@@ -131,39 +132,14 @@ static struct hb_clock hb_clk = {
 	.armed = ~0ULL,
 };
 
-/* --- keys: "namespace/deploy-NNNNNNN", 18 to 28 bytes --- */
+/* --- keys (benchkeys.h) --- */
 
-static const char *const hb_namespaces[] = {
-	"default", "kube-system", "monitoring", "payments",
-	"web", "ingress-nginx", "batch", "ml-training",
-};
-
-/*
- * Padded: lib/siphash.c reads the last partial word whole
- * (load_unaligned_zeropad()), as the kernel does.
- */
+/* Padded: see bench_key(). */
 static char hb_key_buf[64] __attribute__((aligned(64)));
 
-/*
- * Byte loops, not memcpy()/strlen(): the benchmark's memcpy is the one
- * the core calls, and its cost must be the core's alone.
- */
 static size_t hb_key(u64 i)
 {
-	const char *ns = hb_namespaces[i % 8], *s;
-	char *p = hb_key_buf;
-	int d;
-
-	for (s = ns; *s; s++)
-		*p++ = *s;
-	for (s = "/deploy-"; *s; s++)
-		*p++ = *s;
-	for (d = 6; d >= 0; d--) {
-		p[d] = '0' + i % 10;
-		i /= 10;
-	}
-	p += 7;
-	return p - hb_key_buf;
+	return bench_key(hb_key_buf, i);
 }
 
 /* --- deterministic deadlines --- */

@@ -19,32 +19,8 @@ import os
 import re
 import sys
 
-# Callgrind events with --cache-sim=yes, in file order.
-EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"]
-HOLD_GHZ = 3.0          # instruction-only estimate: 1 instruction/cycle
-HOLD_MISS_US = 0.080    # and 80 ns per last-level miss, not overlapped
-
-
-def die(msg):
-    sys.stderr.write("report.py: error: %s\n" % msg)
-    sys.exit(1)
-
-
-def vec():
-    return [0] * len(EVENTS)
-
-
-def add(a, b):
-    for i, v in enumerate(b):
-        a[i] += v
-
-
-def costs(tokens, events):
-    v = vec()
-    for name, tok in zip(events, tokens):
-        if name in EVENTS:
-            v[EVENTS.index(name)] = int(tok)
-    return v
+from cgutil import (EVENTS, HOLD_GHZ, HOLD_MISS_US, add, costs, die,
+                    est_us, kv_lines as parse_kv_lines, llmiss, vec)
 
 
 def parse_label(label):
@@ -115,24 +91,8 @@ def parse_dump(path, binary):
     return label, summary, arcs, selfcost, cascade
 
 
-def parse_kv_lines(path, kind):
-    rows = []
-    if not os.path.exists(path):
-        return rows
-    with open(path) as f:
-        for line in f:
-            tok = line.split()
-            if tok and tok[0] == kind:
-                rows.append(dict(t.partition("=")[::2] for t in tok[1:]))
-    return rows
-
-
 def per_op(v, ops):
     return [x / ops for x in v] if ops else [0.0] * len(v)
-
-
-def llmiss(v):
-    return v[EVENTS.index("DLmr")] + v[EVENTS.index("DLmw")]
 
 
 def d1miss(v):
@@ -360,7 +320,7 @@ def main():
                           "dlmr": h[EVENTS.index("DLmr")],
                           "dlmw": h[EVENTS.index("DLmw")], "ll": llmiss(h),
                           "est_us_instr": h[0] / (HOLD_GHZ * 1000),
-                          "est_us": h[0] / (HOLD_GHZ * 1000) + llmiss(h) * HOLD_MISS_US,
+                          "est_us": est_us(h),
                           "native_ns": nat[i] if i < len(nat) else None})
     maxhold = {}
     for n in ns:
@@ -411,8 +371,7 @@ def main():
                               "dlmr": h[EVENTS.index("DLmr")],
                               "dlmw": h[EVENTS.index("DLmw")], "ll": llmiss(h),
                               "est_us_instr": h[0] / (HOLD_GHZ * 1000),
-                              "est_us": h[0] / (HOLD_GHZ * 1000) +
-                              llmiss(h) * HOLD_MISS_US,
+                              "est_us": est_us(h),
                               "native_ns": nat[i] if i < len(nat) else None})
             mine = [h for h in erows if h["scenario"] == scen and h["n"] == n]
             m = max(mine, key=lambda h: h["est_us"]) if mine else None

@@ -24,6 +24,7 @@
 # do not depend on the host CPU).
 set -euo pipefail
 . "$(dirname "$0")/../testing/lib.sh"
+. "$(dirname "$0")/cgjobs.sh"
 
 out=${KWQ_BENCH_HOST_OUT:-$KWQ_OUT/bench-host}
 sizes=${KWQ_BENCH_HOST_N:-1000 1000000}
@@ -54,50 +55,8 @@ for n in $(tr ' ' '\n' <<<"$sizes" | sort -rn); do
 		"near-$n:after-near $n $after" "steady-$n:steady $n $loop")
 done
 
-# The program runs from a path and with an environment that are the same
-# whatever $out is: their sizes move the initial stack (the path is also
-# in the auxiliary vector), and with it which cache sets the stack's lines
-# fall in. Callgrind's output path is valgrind's own and does not matter.
-rundir=$(mktemp -d /tmp/kwq-hostbench.XXXXXXXX)
-trap 'rm -rf "$rundir"' EXIT
-cp "$bin" "$rundir/hostbench"
-clean_env=(env -i PATH=/usr/bin:/bin LC_ALL=C)
-
-run_job() {
-	local name=$1 args=$2 dir=$out/run/$1
-	mkdir -p "$dir"
-	echo "$bin" >"$dir/binary"
-	# shellcheck disable=SC2086
-	(cd "$rundir" && "${clean_env[@]}" ./hostbench $args) \
-		>"$dir/native.out" 2>"$dir/native.err" || {
-		cat "$dir/native.err" >&2
-		die "$name failed natively"
-	}
-	# shellcheck disable=SC2086
-	(cd "$rundir" && "${clean_env[@]}" valgrind --tool=callgrind --cache-sim=yes \
-		--compress-strings=no --compress-pos=no $cache \
-		--callgrind-out-file="$dir/cg.%p" ./hostbench $args) \
-		>"$dir/vg.out" 2>"$dir/vg.err" || {
-		tail -20 "$dir/vg.err" >&2
-		die "$name failed under callgrind"
-	}
-	touch "$dir/ok"
-	say "$name done ($(($(date +%s) - start)) s)"
-}
-
-say "running ${#jobs[@]} scenarios under callgrind, $KWQ_JOBS at a time"
-for job in "${jobs[@]}"; do
-	while [ "$(jobs -rp | wc -l)" -ge "$KWQ_JOBS" ]; do
-		wait -n || true
-	done
-	run_job "${job%%:*}" "${job#*:}" &
-done
-wait
-for job in "${jobs[@]}"; do
-	[ -f "$out/run/${job%%:*}/ok" ] || die "scenario ${job%%:*} failed (see above)"
-done
+cg_setup hostbench "$bin"
+cg_run_all "$out" "${jobs[@]}"
 
 python3 "$KWQ_ROOT/tools/bench-host/report.py" "$out"
-src=$(git -C "$KWQ_ROOT" log -1 --format='%h %s' -- src include 2>/dev/null || true)
-echo "core measured: ${src:-unknown}$(git -C "$KWQ_ROOT" diff --quiet HEAD -- src include 2>/dev/null || echo ' (with uncommitted changes)')"
-echo "results in $out; wall time $(($(date +%s) - start)) s"
+cg_footer "$out"

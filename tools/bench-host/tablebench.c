@@ -50,6 +50,7 @@
 
 #include <linux/kwq.h>
 
+#include "benchkeys.h"
 #include "hostbench.h"
 #include "rhtb.h"
 
@@ -95,33 +96,14 @@ static const struct kwq_clock tb_clock = {
 	.cancel = tb_clock_cancel,
 };
 
-/* --- keys: hostbench.c's, "namespace/deploy-NNNNNNN", 18 to 28 bytes --- */
+/* --- keys: hostbench.c's (benchkeys.h) --- */
 
-static const char *const tb_namespaces[] = {
-	"default", "kube-system", "monitoring", "payments",
-	"web", "ingress-nginx", "batch", "ml-training",
-};
-
-/* Padded: siphash reads the last partial word whole. */
+/* Padded: see bench_key(). */
 static char tb_key_buf[64] __attribute__((aligned(64)));
 
-/* Byte loops, not memcpy(): the shims' memcpy is the measured code's. */
 static size_t tb_key(u64 i)
 {
-	const char *ns = tb_namespaces[i % 8], *s;
-	char *p = tb_key_buf;
-	int d;
-
-	for (s = ns; *s; s++)
-		*p++ = *s;
-	for (s = "/deploy-"; *s; s++)
-		*p++ = *s;
-	for (d = 6; d >= 0; d--) {
-		p[d] = '0' + i % 10;
-		i /= 10;
-	}
-	p += 7;
-	return p - tb_key_buf;
+	return bench_key(tb_key_buf, i);
 }
 
 /* --- the tables --- */

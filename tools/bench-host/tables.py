@@ -18,42 +18,12 @@ import os
 import re
 import sys
 
-EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"]
-HOLD_GHZ = 3.0          # as report.py: 1 instruction a cycle at 3 GHz
-HOLD_MISS_US = 0.080    # and 80 ns per last-level miss, not overlapped
+from cgutil import EVENTS, add, costs, die, est_us, kv_lines as kv, vec
+from cgutil import llmiss as ll
+
 TABLES = [("kwq", "kwq (kwq_add/kwq_remove)"),
           ("rht-sip", "rhashtable, hsiphash"),
           ("rht-jhash", "rhashtable, jhash")]
-
-
-def die(msg):
-    sys.stderr.write("tables.py: error: %s\n" % msg)
-    sys.exit(1)
-
-
-def vec():
-    return [0] * len(EVENTS)
-
-
-def add(a, b):
-    for i, v in enumerate(b):
-        a[i] += v
-
-
-def costs(tokens, events):
-    v = vec()
-    for name, tok in zip(events, tokens):
-        if name in EVENTS:
-            v[EVENTS.index(name)] = int(tok)
-    return v
-
-
-def ll(v):
-    return v[EVENTS.index("DLmr")] + v[EVENTS.index("DLmw")]
-
-
-def est_us(v):
-    return v[0] / (HOLD_GHZ * 1000) + ll(v) * HOLD_MISS_US
 
 
 def parse_dump(path):
@@ -156,16 +126,6 @@ def parse_table_lines(path, lines):
             elif line.startswith("events:"):
                 events = line.split()[1:]
     return v
-
-
-def kv(path, kind):
-    out = []
-    if os.path.exists(path):
-        for line in open(path):
-            tok = line.split()
-            if tok and tok[0] == kind:
-                out.append(dict(t.partition("=")[::2] for t in tok[1:]))
-    return out
 
 
 def main():

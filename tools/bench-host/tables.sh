@@ -14,6 +14,7 @@
 # at most N), KWQ_BENCH_HOST_CACHE (as run.sh).
 set -euo pipefail
 . "$(dirname "$0")/../testing/lib.sh"
+. "$(dirname "$0")/cgjobs.sh"
 
 out=${KWQ_BENCH_HOST_OUT:-$KWQ_OUT/bench-host}
 sizes=${KWQ_BENCH_HOST_N:-1000 1000000}
@@ -46,46 +47,8 @@ for n in $(tr ' ' '\n' <<<"$sizes" | sort -rn); do
 	done
 done
 
-# As run.sh: a fixed path and environment, so the stack does not move.
-rundir=$(mktemp -d /tmp/kwq-tablebench.XXXXXXXX)
-trap 'rm -rf "$rundir"' EXIT
-cp "$bin" "$rundir/tablebench"
-clean_env=(env -i PATH=/usr/bin:/bin LC_ALL=C)
-
-run_job() {
-	local name=$1 args=$2 dir=$res/run/$1
-	mkdir -p "$dir"
-	# shellcheck disable=SC2086
-	(cd "$rundir" && "${clean_env[@]}" ./tablebench $args) \
-		>"$dir/native.out" 2>"$dir/native.err" || {
-		cat "$dir/native.err" >&2
-		die "$name failed natively"
-	}
-	# shellcheck disable=SC2086
-	(cd "$rundir" && "${clean_env[@]}" valgrind --tool=callgrind --cache-sim=yes \
-		--compress-strings=no --compress-pos=no $cache \
-		--callgrind-out-file="$dir/cg.%p" ./tablebench $args) \
-		>"$dir/vg.out" 2>"$dir/vg.err" || {
-		tail -20 "$dir/vg.err" >&2
-		die "$name failed under callgrind"
-	}
-	touch "$dir/ok"
-	say "$name done ($(($(date +%s) - start)) s)"
-}
-
-say "running ${#jobs[@]} jobs under callgrind, $KWQ_JOBS at a time"
-for job in "${jobs[@]}"; do
-	while [ "$(jobs -rp | wc -l)" -ge "$KWQ_JOBS" ]; do
-		wait -n || true
-	done
-	run_job "${job%%:*}" "${job#*:}" &
-done
-wait
-for job in "${jobs[@]}"; do
-	[ -f "$res/run/${job%%:*}/ok" ] || die "job ${job%%:*} failed (see above)"
-done
+cg_setup tablebench "$bin"
+cg_run_all "$res" "${jobs[@]}"
 
 python3 "$KWQ_ROOT/tools/bench-host/tables.py" "$res"
-src=$(git -C "$KWQ_ROOT" log -1 --format='%h %s' -- src include 2>/dev/null || true)
-echo "core measured: ${src:-unknown}$(git -C "$KWQ_ROOT" diff --quiet HEAD -- src include 2>/dev/null || echo ' (with uncommitted changes)')"
-echo "results in $res; wall time $(($(date +%s) - start)) s"
+cg_footer "$res"
