@@ -479,10 +479,15 @@ static void kwq_nodes_prealloc(struct kwq *q, const struct kwq_key *keys,
 		memset(spare, 0, nr * sizeof(*spare));
 		return;
 	}
+	/*
+	 * kmem_cache_alloc_bulk() is all or nothing. It returns the count (0
+	 * or @want) on older kernels, a bool on newer ones (7.2): read it as
+	 * whether it succeeded, never compare it with @want.
+	 */
 	if (want > 1 && index < KWQ_NODE_CACHES &&
 	    gfpflags_allow_blocking(gfp) &&
 	    kmem_cache_alloc_bulk(kwq_node_cache_of(index),
-				  gfp | __GFP_NOWARN, want, objs) == want) {
+				  gfp | __GFP_NOWARN, want, objs)) {
 		for (i = 0; i < nr; i++) {
 			if (!spare[i])
 				continue;
