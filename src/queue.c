@@ -2023,22 +2023,19 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 }
 
 /* For dev.c: kwq_get_batch() as @ctl says; see kwq_internal.h. */
-/*
- * The rest of a get whose first try (one critical section) gave @got:
- * keys taken into @items, or -EAGAIN / -ESHUTDOWN. Returns it if the get
- * may not wait; else waits for a first key if none was taken, and for
- * more up to @min_nr, as long as @timeout_ns allows. The wait checks
- * for ready keys once it is queued, so nothing made ready since the
- * first try is missed.
- */
-static int kwq_get_more(struct kwq *q, void *owner, unsigned int flags,
-			s64 timeout_ns, struct kwq_item *items,
-			unsigned int min_nr, unsigned int max_nr,
-			const struct kwq_get_ctl *ctl, int got)
+int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
+		      s64 timeout_ns, struct kwq_item *items,
+		      unsigned int min_nr, unsigned int max_nr,
+		      const struct kwq_get_ctl *ctl)
 {
 	ktime_t deadline, *expires = NULL;
 	unsigned int n;
+	int got;
 
+	if (!q || !items || !max_nr || min_nr > max_nr ||
+	    (flags & ~KWQ_GET_NONBLOCK))
+		return -EINVAL;
+	got = kwq_try_get(q, owner, items, max_nr, ctl);
 	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
 		return got;
 	if (got == -EAGAIN || (got > 0 && got < min_nr)) {
@@ -2065,18 +2062,6 @@ static int kwq_get_more(struct kwq *q, void *owner, unsigned int flags,
 	}
 	return got;
 }
-
-int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
-		      s64 timeout_ns, struct kwq_item *items,
-		      unsigned int min_nr, unsigned int max_nr,
-		      const struct kwq_get_ctl *ctl)
-{
-	if (!q || !items || !max_nr || min_nr > max_nr ||
-	    (flags & ~KWQ_GET_NONBLOCK))
-		return -EINVAL;
-	return kwq_get_more(q, owner, flags, timeout_ns, items, min_nr, max_nr,
-			    ctl, kwq_try_get(q, owner, items, max_nr, ctl));
-}
 EXPORT_SYMBOL_IF_KUNIT(kwq_get_batch_ctl);
 
 int kwq_get_batch(struct kwq *q, void *owner, unsigned int flags,
@@ -2092,19 +2077,18 @@ int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item)
 {
 	unsigned long irqflags;
+	bool taken;
 	int got;
 
 	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
 		return -EINVAL;
 	/* A key ready: one critical section, as a worker loop mostly finds. */
 	spin_lock_irqsave(&q->lock, irqflags);
-	if (kwq_take_locked(q, owner, kwq_now(q), item)) {
-		spin_unlock_irqrestore(&q->lock, irqflags);
-		return 0;
-	}
-	got = q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+	taken = kwq_take_locked(q, owner, kwq_now(q), item);
 	spin_unlock_irqrestore(&q->lock, irqflags);
-	got = kwq_get_more(q, owner, flags, timeout_ns, item, 1, 1, NULL, got);
+	if (taken)
+		return 0;
+	got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
 	return got > 0 ? 0 : got;
 }
 EXPORT_SYMBOL_GPL(kwq_get);
@@ -2164,6 +2148,7 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 {
 	struct kwq_node **link;
 	unsigned long irqflags;
+	bool taken;
 	int got;
 	u64 now;
 
@@ -2183,15 +2168,12 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 	 * No wake-up either way: a key the done made ready is taken here
 	 * (this or one before it), so no more keys are ready than before.
 	 */
-	if (kwq_take_locked(q, owner, now, item)) {
-		kwq_unlock(q, irqflags, 0);
-		return 0;
-	}
-	got = q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+	taken = kwq_take_locked(q, owner, now, item);
 	kwq_unlock(q, irqflags, 0);
+	if (taken)
+		return 0;
 	memset(item, 0, sizeof(*item));
-	/* Nothing was ready: wait, without trying again first. */
-	got = kwq_get_more(q, owner, flags, timeout_ns, item, 1, 1, NULL, got);
+	got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
 	return got > 0 ? 0 : got;
 }
 EXPORT_SYMBOL_GPL(kwq_done_get);
