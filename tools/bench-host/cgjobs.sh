@@ -2,13 +2,28 @@
 # Sourced by run.sh (make bench-host) and tables.sh (make
 # bench-host-tables): run a benchmark program's jobs once natively (times,
 # for information) and once under callgrind, KWQ_JOBS at a time. Uses the
-# caller's $cache (callgrind cache options) and $start (date +%s).
+# caller's $start (date +%s).
 #
 # The program runs from a path and with an environment that are the same
 # whatever the output directory is: their sizes move the initial stack
 # (the path is also in the auxiliary vector), and with it which cache
 # sets the stack's lines fall in. Callgrind's output path is valgrind's
 # own and does not matter.
+
+# The callgrind cache model (KWQ_BENCH_HOST_CACHE): a fixed 32 KiB D1/I1
+# and 8 MiB LL, so the counts do not depend on the host CPU.
+cache=${KWQ_BENCH_HOST_CACHE:---I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64}
+
+# cg_need: what building and running a host benchmark needs.
+cg_need() {
+	need_pkg gcc gcc
+	need_pkg make make
+	need_pkg python3 python3
+	need_pkg libc6-dev /usr/include/stdio.h
+	need_pkg xz-utils xz
+	need_pkg valgrind valgrind /usr/include/valgrind/callgrind.h
+	need_pkg "$KWQ_SRC_PKG" /usr/src/linux-source-6.12.tar.xz
+}
 
 # cg_setup PROG BIN: BIN, copied to /tmp/kwq-PROG.XXXXXXXX/PROG, is what
 # the jobs run; the directory goes at exit.

@@ -19,16 +19,9 @@ set -euo pipefail
 out=${KWQ_BENCH_HOST_OUT:-$KWQ_OUT/bench-host}
 sizes=${KWQ_BENCH_HOST_N:-1000 1000000}
 rounds=${KWQ_BENCH_TABLES_M:-100000}
-cache=${KWQ_BENCH_HOST_CACHE:---I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64}
 start=$(date +%s)
 
-need_pkg gcc gcc
-need_pkg make make
-need_pkg python3 python3
-need_pkg libc6-dev /usr/include/stdio.h
-need_pkg xz-utils xz
-need_pkg valgrind valgrind /usr/include/valgrind/callgrind.h
-need_pkg "$KWQ_SRC_PKG" /usr/src/linux-source-6.12.tar.xz
+cg_need
 
 mkdir -p "$out"
 out=$(realpath "$out")
