@@ -7,6 +7,9 @@
  * PREEMPT_RT included. arm and cancel are called under the queue lock
  * with interrupts off; they never wait for a running callback. The final
  * hrtimer_cancel() happens in queue.c without the lock held.
+ *
+ * The timer reaches the core through one function pointer, handed over
+ * once by kwq_clock_init(): this file calls nothing of the core's.
  */
 
 #include <linux/hrtimer.h>
@@ -40,12 +43,20 @@ const struct kwq_clock kwq_real_clock = {
 	.cancel = kwq_real_cancel,
 };
 
+/* What an expired timer runs: kwq_clock_expired(), set at module init. */
+static void (*kwq_timer_expired)(struct kwq *q) __ro_after_init;
+
 static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
 {
 	struct kwq *q = container_of(timer, struct kwq, timer);
 
-	kwq_clock_expired(q);
+	kwq_timer_expired(q);
 	return HRTIMER_NORESTART;
+}
+
+void kwq_clock_init(void (*expired)(struct kwq *q))
+{
+	kwq_timer_expired = expired;
 }
 
 /* Set up q->timer; every queue has it, whatever its clock. */

@@ -1610,7 +1610,11 @@ static struct miscdevice kwq_misc = {
 
 int kwq_dev_init(void)
 {
-	return misc_register(&kwq_misc);
+	int ret = misc_register(&kwq_misc);
+
+	if (!ret)
+		kwq_registry_set_unpublish(kwq_unpublish);
+	return ret;
 }
 
 /*
@@ -1624,6 +1628,7 @@ void kwq_dev_exit(void)
 	struct kwq_ns *ns;
 
 	misc_deregister(&kwq_misc);
+	kwq_registry_set_unpublish(NULL);
 	for (;;) {
 		mutex_lock(&kwq_uq_lock);
 		ns = list_first_entry_or_null(&kwq_ns_list, struct kwq_ns, node);

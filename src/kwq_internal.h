@@ -107,6 +107,14 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item);
 __poll_t kwq_poll(struct kwq *q, struct file *file,
 		  struct poll_table_struct *wait);
 
+/* registry.c, for dev.c and main.c */
+/* What kwq_destroy() calls to take a queue off /dev/kwq; NULL: nothing. */
+void kwq_registry_set_unpublish(void (*unpublish)(struct kwq *q));
+void kwq_registry_exit(void);
+
+/* metrics.c, for main.c: /sys/kernel/debug/kwq */
+void kwq_debugfs_init(void);
+void kwq_debugfs_exit(void);
 /* metrics.c, for dev.c: directories in /sys/kernel/debug/kwq */
 struct dentry *kwq_debugfs_dir(const char *name);
 /* kwq/<name>/metrics of @q under @parent (NULL: kwq/ itself) */

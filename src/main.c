@@ -19,8 +19,10 @@ static int __init kwq_init(void)
 	ret = kwq_core_init();
 	if (ret)
 		return ret;
+	kwq_debugfs_init();
 	ret = kwq_dev_init();
 	if (ret) {
+		kwq_debugfs_exit();
 		kwq_core_exit();
 		return ret;
 	}
@@ -31,6 +33,8 @@ static int __init kwq_init(void)
 static void __exit kwq_exit(void)
 {
 	kwq_dev_exit();
+	kwq_registry_exit();
+	kwq_debugfs_exit();
 	kwq_core_exit();
 	pr_info("unloaded\n");
 }

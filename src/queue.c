@@ -35,11 +35,8 @@
  *  - idle failure records: an LRU list, bounded by max_failure_records.
  *
  * Locking:
- *  - kwq_registry_lock (mutex) protects the registry of kernel queue
- *    names (kwq_create()); it is taken only by create, destroy, find and
- *    the publishing check, never under q->lock. Queues created through
- *    /dev/kwq (kwq_create_anon()) are not in it: dev.c keeps their names
- *    (per IPC namespace) under its own mutex, which comes first.
+ *  - registry.c's kwq_registry_lock (mutex), for the names of kernel
+ *    queues, is never taken under q->lock; this file does not take it.
  *  - q->lock (spinlock_t, irqsave) protects everything in struct kwq that
  *    is not constant after creation: the hash table, the trees, the delay
  *    wheel, the lists, counters and limiter state. Any context that may
@@ -60,8 +57,9 @@
  * Lifetime: a queue is reference counted. kwq_create() returns the
  * creator's reference, kwq_find() and kwq_get_ref() take more, a blocked
  * kwq_get() or kwq_shutdown_drain() holds one while it sleeps.
- * kwq_destroy() unregisters the name, unpublishes the queue (dev.c),
- * shuts it down, stops its timer and drops the creator's reference.
+ * kwq_destroy() (registry.c) unregisters the name and unpublishes the
+ * queue; kwq_retire() then shuts it down, stops its timer and drops the
+ * creator's reference.
  * Freeing waits for the timer and the resize and wheel work, so it needs
  * process context: the last kwq_put() (any context) hands the queue to
  * kwq_free_work; kwq_destroy() and kwq_put_sync(), which may sleep, free
@@ -104,15 +102,12 @@
 /* Nodes allocated or freed per slab bulk call (and a batch's chunk). */
 #define KWQ_BULK		16
 
-static DEFINE_MUTEX(kwq_registry_lock);
-static LIST_HEAD(kwq_registry);
-
 static bool kwq_key_ok(const void *key, size_t len)
 {
 	return key && len && len <= KWQ_KEY_MAX;
 }
 
-static bool kwq_name_ok(const char *name)
+bool kwq_name_ok(const char *name)
 {
 	size_t i, len;
 
@@ -2517,18 +2512,7 @@ void kwq_clock_expired(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_clock_expired);
 
-/* --- lifetime and registry --- */
-
-static struct kwq *kwq_registry_find(const char *name)
-{
-	struct kwq *q;
-
-	lockdep_assert_held(&kwq_registry_lock);
-	list_for_each_entry(q, &kwq_registry, registry)
-		if (!strcmp(q->name, name))
-			return q;
-	return NULL;
-}
+/* --- lifetime (the registry of names: registry.c) --- */
 
 /* Process context: waits for the timer callback and the resize work. */
 static void kwq_free(struct kwq *q)
@@ -2561,14 +2545,11 @@ static void kwq_free(struct kwq *q)
 }
 
 /*
- * A registered queue (kwq_create()) is in kwq_registry under its name and
- * has its metrics in kwq/<name>; an anonymous one (kwq_create_anon(), for
- * dev.c) is in neither: its creator keeps its names and its debugfs
- * directory.
+ * For dev.c and registry.c: see kwq_internal.h. A queue starts anonymous;
+ * kwq_create() (registry.c) then enters it in the registry of names.
  */
-static struct kwq *kwq_create_common(const char *name,
-				     const struct kwq_config *cfg,
-				     struct kwq_budget *budget, bool anon)
+struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
+			    struct kwq_budget *budget)
 {
 	static const struct kwq_config defaults;
 	const struct kwq_clock *clock;
@@ -2599,7 +2580,7 @@ static struct kwq *kwq_create_common(const char *name,
 	spin_lock_init(&q->lock);
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
-	q->anon = anon;
+	q->anon = true;
 	/* The queue's charges go back to @budget when it is freed. */
 	q->budget = budget;
 	if (budget)
@@ -2650,19 +2631,6 @@ static struct kwq *kwq_create_common(const char *name,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	if (anon)
-		return q;
-
-	mutex_lock(&kwq_registry_lock);
-	if (kwq_registry_find(name)) {
-		mutex_unlock(&kwq_registry_lock);
-		ret = -EEXIST;
-		goto err_free;
-	}
-	list_add_tail(&q->registry, &kwq_registry);
-	/* Under the mutex: a queue of the same name may be on its way out. */
-	kwq_debugfs_add(q, NULL);
-	mutex_unlock(&kwq_registry_lock);
 	return q;
 
 err_free:
@@ -2674,35 +2642,7 @@ err_free:
 	kfree(q);
 	return ERR_PTR(ret);
 }
-
-/* For dev.c: see kwq_internal.h. */
-struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
-			    struct kwq_budget *budget)
-{
-	return kwq_create_common(name, cfg, budget, true);
-}
 EXPORT_SYMBOL_IF_KUNIT(kwq_create_anon);
-
-struct kwq *kwq_create(const char *name, const struct kwq_config *cfg)
-{
-	return kwq_create_common(name, cfg, NULL, false);
-}
-EXPORT_SYMBOL_GPL(kwq_create);
-
-/* For dev.c: see kwq_internal.h. */
-int kwq_check_publish(struct kwq *q)
-{
-	bool registered;
-
-	mutex_lock(&kwq_registry_lock);
-	registered = !list_empty(&q->registry);
-	mutex_unlock(&kwq_registry_lock);
-	/*
-	 * A published queue outlives its creator's module as long as a
-	 * file holds it: it must not call into that module's clock.
-	 */
-	return registered && q->clock == &kwq_real_clock ? 0 : -EINVAL;
-}
 
 /* For dev.c: wake every getter and poller; see kwq_internal.h. */
 void kwq_wake_all(struct kwq *q)
@@ -2711,21 +2651,10 @@ void kwq_wake_all(struct kwq *q)
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_wake_all);
 
-void kwq_destroy(struct kwq *q)
+/* For registry.c: see queue.h. */
+void kwq_retire(struct kwq *q)
 {
 	unsigned long flags;
-
-	if (!q)
-		return;
-	if (!q->anon) {
-		mutex_lock(&kwq_registry_lock);
-		list_del_init(&q->registry);
-		/* Waits for readers of the metrics file (only take q->lock). */
-		kwq_debugfs_remove(q);
-		mutex_unlock(&kwq_registry_lock);
-		/* Unregistered first: it cannot be published again. */
-		kwq_unpublish(q);
-	}
 
 	kwq_shutdown(q);
 	spin_lock_irqsave(&q->lock, flags);
@@ -2735,22 +2664,6 @@ void kwq_destroy(struct kwq *q)
 	hrtimer_cancel(&q->timer);
 	kwq_put_sync(q);
 }
-EXPORT_SYMBOL_GPL(kwq_destroy);
-
-struct kwq *kwq_find(const char *name)
-{
-	struct kwq *q;
-
-	if (!kwq_name_ok(name))
-		return ERR_PTR(-EINVAL);
-	mutex_lock(&kwq_registry_lock);
-	q = kwq_registry_find(name);
-	if (q)
-		refcount_inc(&q->ref);
-	mutex_unlock(&kwq_registry_lock);
-	return q ?: ERR_PTR(-ENOENT);
-}
-EXPORT_SYMBOL_GPL(kwq_find);
 
 void kwq_get_ref(struct kwq *q)
 {
@@ -2809,6 +2722,7 @@ int kwq_core_init(void)
 	unsigned int i, c = 0;
 
 	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(kwq_cache_objs));
+	kwq_clock_init(kwq_clock_expired);
 	kwq_hist_init();
 	for (i = 0; i < ARRAY_SIZE(kwq_cache_of); i++) {
 		while (KWQ_NODE_HDR + 4 * i + 4 > kwq_cache_objs[c])
@@ -2836,7 +2750,6 @@ int kwq_core_init(void)
 		}
 		kwq_node_sizes[i] = kmem_cache_size(kwq_node_caches[i]);
 	}
-	kwq_debugfs_init();
 	return 0;
 }
 
@@ -2844,10 +2757,8 @@ void kwq_core_exit(void)
 {
 	unsigned int i;
 
-	WARN_ON(!list_empty(&kwq_registry));
 	/* Queues put last from atomic context; freeing queues no others. */
 	flush_work(&kwq_free_work);
-	kwq_debugfs_exit();
 	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++)
 		kmem_cache_destroy(kwq_node_caches[i]);
 }

@@ -268,12 +268,18 @@ void kwq_limiters_commit(struct kwq *q, u64 now,
 			 const struct kwq_limit_plan *plan);
 u64 kwq_exp_backoff(u64 base_ns, u64 max_ns, u32 exp);
 
-/* metrics.c (and kwq_internal.h) */
-void kwq_debugfs_init(void);
-void kwq_debugfs_exit(void);
+/* queue.c, for registry.c */
+bool kwq_name_ok(const char *name);
+/*
+ * What kwq_destroy() does once the name is gone: shut the queue down,
+ * stop its clock and drop the creator's reference (process context).
+ */
+void kwq_retire(struct kwq *q);
 
 /* clock.c */
 extern const struct kwq_clock kwq_real_clock;
+/* Once, before any queue: what the real clock's timer calls. */
+void kwq_clock_init(void (*expired)(struct kwq *q));
 void kwq_real_clock_setup(struct kwq *q);
 
 static inline u64 kwq_now(const struct kwq *q)

@@ -152,6 +152,11 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 	section "debug kernel: KUnit + userspace tests"
 	run_check "W=1 build against debug 6.12 kernel" \
 		"$KWQ_ROOT/tools/testing/build-module.sh" "$kdebug" "$KWQ_OUT/mod-debug"
+	# One direction between src/ files: no file calls into one that
+	# calls it (Documentation/design.rst, "The map").
+	run_check "no call cycles between src/ files" \
+		"$KWQ_ROOT/tools/testing/layers.py" --src "$KWQ_ROOT/src" \
+		"$KWQ_OUT/mod-debug/src/src"
 	if [ -f "$KWQ_OUT/mod-debug/kwq_test.ko" ]; then
 		plan yes >"$KWQ_OUT/plan-debug"
 		# About 5 min alone on 2 cores; the timeout only catches a

@@ -8,14 +8,6 @@
 #include "kwq_internal.h"
 #include "queue.h"
 
-void kwq_debugfs_init(void)
-{
-}
-
-void kwq_debugfs_exit(void)
-{
-}
-
 struct dentry *kwq_debugfs_dir(const char *name)
 {
 	return NULL;
@@ -26,11 +18,6 @@ void kwq_debugfs_add(struct kwq *q, struct dentry *parent)
 }
 
 void kwq_debugfs_remove(struct kwq *q)
-{
-}
-
-/* src/dev.c is not built either: nothing is ever published. */
-void kwq_unpublish(struct kwq *q)
 {
 }
 
