@@ -9,10 +9,9 @@
  *    number. kwq_done() finds the node through its hash bucket by pointer
  *    equality and checks the lease number, so a stale lease never
  *    touches freed memory and gets -ESTALE.
- *  - a hash set of nodes (struct kwq_node), one per key, hashed with
- *    hsiphash under a per-queue random key (the kernel's choice for
- *    hash tables: fast, and keyed so keys users pick cannot flood one
- *    bucket without knowing the key). A node's state says where the
+ *  - the dedup table (table.c): a hash set of nodes (struct kwq_node),
+ *    one per key, hashed with hsiphash under a per-queue random key. A
+ *    node's state says where the
  *    key is: ready, waiting, processing (+ a pending requeue) or idle
  *    (nothing queued, only the rate limiter's failure count kept).
  *  - ready keys: one FIFO (struct kwq_level) per priority level. A level
@@ -90,17 +89,13 @@
 #include "compat.h"
 #include "kwq_internal.h"
 #include "queue.h"
+#include "table.h"
 
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
-#define KWQ_HASH_BITS_MIN	6
-#define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
-#define KWQ_HASH_BITS_MAX	21	/* max_items_per_queue's default */
 #define KWQ_NO_DEADLINE		U64_MAX
 #define KWQ_LEASE_TAG		BIT_ULL(63)
-/* Nodes allocated or freed per slab bulk call (and a batch's chunk). */
-#define KWQ_BULK		16
 
 static bool kwq_key_ok(const void *key, size_t len)
 {
@@ -122,59 +117,6 @@ bool kwq_name_ok(const char *name)
 	return true;
 }
 
-static u32 kwq_hash(const struct kwq *q, const void *key, size_t len)
-{
-	return hsiphash(key, len, &q->hkey);
-}
-
-/*
- * The bucket of @hash. While the table grows, the buckets of the old
- * table below ->rehash_pos have moved to the new one (kwq_grow_work()).
- */
-static struct kwq_node **kwq_bucket(struct kwq *q, u32 hash)
-{
-	u32 i = hash & ((1U << q->hash_bits) - 1);
-
-	if (unlikely(q->new_hash) && i < q->rehash_pos)
-		return &q->new_hash[hash & ((1U << q->new_bits) - 1)];
-	return &q->hash[i];
-}
-
-/*
- * Chains keep their nodes oldest first: a new node is appended, so the
- * keys a FIFO workload finishes first are found first.
- */
-
-/* Publish @n, initialized, at @end, a chain's end (kwq_seen_lockless()). */
-static void kwq_chain_append(struct kwq_node **end, struct kwq_node *n)
-{
-	n->hnext = NULL;
-	/* Pairs with the READ_ONCE() of the chain in kwq_seen_lockless(). */
-	smp_store_release(end, n);
-}
-
-/*
- * The link to @key's node in the chain at @pp (@key's bucket): *link is
- * the node, or NULL and link is the chain's end.
- */
-static struct kwq_node **kwq_chain_link(struct kwq_node **pp,
-					const void *key, size_t len, u32 hash)
-{
-	struct kwq_node *n;
-
-	for (; (n = *pp); pp = &n->hnext)
-		if (n->hash == hash && n->key_len == len &&
-		    !memcmp(n->key, key, len))
-			break;
-	return pp;
-}
-
-static struct kwq_node *kwq_lookup(struct kwq *q, const void *key,
-				   size_t len, u32 hash)
-{
-	return *kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
-}
-
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
 static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 					size_t len, unsigned long *flags)
@@ -184,403 +126,6 @@ static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 
 	spin_lock_irqsave(&q->lock, *flags);
 	return kwq_lookup(q, key, len, hash);
-}
-
-/*
- * Byte budgets (kwq_internal.h): what a queue allocates for itself, its
- * hash table and its nodes is charged to its owner's budget, if it has
- * one, and to each of that budget's parents. ->charged is this queue's
- * part, under q->lock (or before the queue is visible, or once it is
- * unreachable).
- */
-static void kwq_budget_uncharge(struct kwq_budget *b, struct kwq_budget *end,
-				size_t bytes)
-{
-	for (; b != end; b = b->parent)
-		atomic_long_sub(bytes, &b->used);
-}
-
-static bool kwq_budget_charge(struct kwq *q, size_t bytes)
-{
-	struct kwq_budget *b;
-
-	for (b = q->budget; b; b = b->parent) {
-		if (atomic_long_add_return(bytes, &b->used) >
-		    READ_ONCE(b->limit)) {
-			/* Take back this level's charge and those below. */
-			kwq_budget_uncharge(q->budget, b->parent, bytes);
-			return false;
-		}
-	}
-	q->charged += bytes;
-	return true;
-}
-
-/* A queue without a budget (a kernel caller's) has nothing to count. */
-static inline bool kwq_charge(struct kwq *q, size_t bytes)
-{
-	return !q->budget || kwq_budget_charge(q, bytes);
-}
-
-static inline void kwq_uncharge(struct kwq *q, size_t bytes)
-{
-	if (q->budget) {
-		kwq_budget_uncharge(q->budget, NULL, bytes);
-		q->charged -= bytes;
-	}
-}
-
-static size_t kwq_table_bytes(unsigned int bits)
-{
-	return sizeof(struct kwq_node *) << bits;
-}
-
-void kwq_budget_put(struct kwq_budget *b)
-{
-	if (b && refcount_dec_and_test(&b->ref))
-		b->release(b);
-}
-EXPORT_SYMBOL_IF_KUNIT(kwq_budget_put);
-
-/* When the table of 2^@bits buckets is to grow: past a key a bucket. */
-static unsigned long kwq_grow_at(unsigned int bits)
-{
-	return bits < KWQ_HASH_BITS_MAX ? 1UL << bits : ULONG_MAX;
-}
-
-static void kwq_maybe_grow(struct kwq *q)
-{
-	if (likely(q->nr_nodes <= q->grow_at) || q->shutting_down)
-		return;
-	q->grow_at = ULONG_MAX;
-	schedule_work(&q->grow_work);
-}
-
-/* Old buckets moved per critical section while the table grows. */
-#define KWQ_REHASH_CHUNK	32
-
-/*
- * Grow the hash table without a long critical section: allocate the new
- * table outside the lock, publish it, then move KWQ_REHASH_CHUNK old
- * buckets at a time, dropping the lock in between. kwq_bucket() sends
- * each key to the table its bucket is in meanwhile. At about two nodes a
- * bucket, a chunk moves some 64 nodes: microseconds, not the tens of
- * milliseconds a one-shot rehash of 1e6 keys held the lock for.
- */
-static void kwq_grow_work(struct work_struct *work)
-{
-	struct kwq *q = container_of(work, struct kwq, grow_work);
-	unsigned long i, end, size;
-	struct kwq_node **new, **old, **tail;
-	struct mem_cgroup *old_memcg;
-	unsigned int bits;
-	struct kwq_node *n;
-
-	spin_lock_irq(&q->lock);
-	/*
-	 * The fewest buckets for at most one key a bucket: the load stays
-	 * between a half and one, 8..16 bytes of table per key, and a
-	 * lookup of a key not in the table passes over one node or none.
-	 */
-	bits = clamp_t(unsigned int, fls_long(q->nr_nodes),
-		       q->hash_bits + 1, KWQ_HASH_BITS_MAX);
-	/* Over budget: keep the table; longer chains cost time, not keys. */
-	if (!kwq_charge(q, kwq_table_bytes(bits))) {
-		q->grow_at = kwq_grow_at(q->hash_bits);
-		spin_unlock_irq(&q->lock);
-		return;
-	}
-	spin_unlock_irq(&q->lock);
-
-	/*
-	 * A bigger table is optional: never OOM-kill for it. A queue that
-	 * charges the caller charges the table to its creator's memcg.
-	 */
-	old_memcg = set_active_memcg(q->memcg);
-	new = kvcalloc(1UL << bits, sizeof(*new), GFP_KERNEL | q->gfp_account |
-		       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
-	set_active_memcg(old_memcg);
-
-	spin_lock_irq(&q->lock);
-	if (!new) {
-		kwq_uncharge(q, kwq_table_bytes(bits));
-		q->grow_at = kwq_grow_at(q->hash_bits);
-		spin_unlock_irq(&q->lock);
-		return;
-	}
-	q->new_hash = new;
-	q->new_bits = bits;
-	q->rehash_pos = 0;
-	size = 1UL << q->hash_bits;
-	spin_unlock_irq(&q->lock);
-
-	for (i = 0; i < size; i = end) {
-		end = min(i + KWQ_REHASH_CHUNK, size);
-		spin_lock_irq(&q->lock);
-		for (; q->rehash_pos < end; q->rehash_pos++) {
-			old = &q->hash[q->rehash_pos];
-			while ((n = *old)) {
-				WRITE_ONCE(*old, n->hnext);
-				/* Oldest first here too: to the chain's end. */
-				tail = &new[n->hash & ((1U << bits) - 1)];
-				while (*tail)
-					tail = &(*tail)->hnext;
-				kwq_chain_append(tail, n);
-			}
-		}
-		if (end == size) {
-			/*
-			 * All moved: the new table is the table. A lockless
-			 * reader that sees the new size sees the new table.
-			 */
-			old = q->hash;
-			WRITE_ONCE(q->hash, new);
-			new = old;
-			kwq_uncharge(q, kwq_table_bytes(q->hash_bits));
-			/* Pairs with smp_rmb() in kwq_seen_lockless(). */
-			smp_wmb();
-			WRITE_ONCE(q->hash_bits, bits);
-			q->new_hash = NULL;
-			q->rehash_pos = 0;
-			q->grow_at = kwq_grow_at(bits);
-		}
-		spin_unlock_irq(&q->lock);
-		cond_resched();
-	}
-	/* The old table, empty now, once no lockless reader can be in it. */
-	synchronize_rcu();
-	kvfree(new);
-}
-
-/*
- * Node caches by object size: an object is the node and its key, so a
- * short key does not pay for a long one's room. Sizes are multiples of 8
- * (no alignment padding), 8 apart for the short keys most queues hold;
- * each takes keys up to its size less the node. The last holds
- * KWQ_KEY_MAX.
- */
-#define KWQ_NODE_HDR		offsetof(struct kwq_node, key)
-static const u16 kwq_cache_objs[] = {
-	112, 120, 128, 144, 160, 192, 224, 288,
-	ALIGN(KWQ_NODE_HDR + KWQ_KEY_MAX, 8),
-};
-
-static_assert(ARRAY_SIZE(kwq_cache_objs) == KWQ_NODE_CACHES);
-static_assert(KWQ_NODE_HDR + 16 <= 112);
-static struct kmem_cache *kwq_node_caches[KWQ_NODE_CACHES];
-/* kmem_cache_size() of each, what a node is charged */
-static unsigned int kwq_node_sizes[KWQ_NODE_CACHES];
-/* The cache of a key of 4 * i + 1 .. 4 * i + 4 bytes */
-static u8 kwq_cache_of[DIV_ROUND_UP(KWQ_KEY_MAX, 4)];
-
-static unsigned int kwq_cache_index(size_t len)
-{
-	return kwq_cache_of[(len - 1) / 4];
-}
-
-static struct kmem_cache *kwq_node_cache_of(unsigned int index)
-{
-	return kwq_node_caches[index];
-}
-
-/*
- * A blank node for a key of @len bytes, allocated with @gfp. Batch adds
- * call this before taking q->lock; kwq_node_insert() fills it in. Its
- * ->key_len says which cache it is from, from here on.
- */
-static struct kwq_node *kwq_node_prealloc(size_t len, gfp_t gfp)
-{
-	struct kwq_node *n;
-
-	n = kmem_cache_alloc(kwq_node_cache_of(kwq_cache_index(len)),
-			     gfp | __GFP_NOWARN);
-	if (n)
-		n->key_len = len;
-	return n;
-}
-
-/* Back to its cache: an unused spare, or a node already out of the hash. */
-static void kwq_node_slab_free(struct kwq_node *n)
-{
-	if (n)
-		kmem_cache_free(kwq_node_cache_of(kwq_cache_index(n->key_len)),
-				n);
-}
-
-/*
- * Nodes freed under q->lock wait in q->free_list (through ->hnext) and go
- * back to the slab after the lock is dropped (kwq_unlock()). A queue that
- * does not charge its caller's memcg keeps up to KWQ_POOL_MAX freed nodes
- * per cache in q->pool instead, for its next new keys: producers and
- * workers on different CPUs then move no memory through the slab, whose
- * frees from a CPU other than the allocating one are its slow path. (A
- * charged node must not carry another caller's key.)
- */
-static void kwq_nodes_free(struct kwq_node *n)
-{
-	void *objs[KWQ_BULK] __uninitialized;
-	struct kwq_node *next;
-	unsigned int nr = 0;
-
-	/*
-	 * In bulk where interrupts are on (process or softirq context);
-	 * kmem_cache_free() one by one serves any other.
-	 */
-	if (irqs_disabled()) {
-		for (; n; n = next) {
-			next = n->hnext;
-			kwq_node_slab_free(n);
-		}
-		return;
-	}
-	for (; n; n = next) {
-		next = n->hnext;
-		objs[nr++] = n;
-		if (nr == ARRAY_SIZE(objs) || !next) {
-			/* NULL: each object's own cache. */
-			kmem_cache_free_bulk(NULL, nr, objs);
-			nr = 0;
-		}
-	}
-}
-
-/*
- * Preallocate nodes for the @nr keys at @keys whose @spare is not NULL
- * on entry (@spare[i] set to anything but NULL asks for one; every such
- * entry becomes a node or NULL). None if they all come from one cache
- * whose pool in @q holds as many (the adds take those under the lock);
- * else one kmem_cache_alloc_bulk() when they all come from one cache and
- * @gfp may sleep (process context, as the bulk call wants), else one
- * allocation each.
- */
-static void kwq_nodes_prealloc(struct kwq *q, const struct kwq_key *keys,
-			       unsigned int nr, struct kwq_node **spare,
-			       gfp_t gfp)
-{
-	unsigned int i, want = 0, index = KWQ_NODE_CACHES;
-	void *objs[KWQ_BULK] __uninitialized;
-
-	for (i = 0; i < nr; i++) {
-		if (!spare[i])
-			continue;
-		if (index == KWQ_NODE_CACHES)
-			index = kwq_cache_index(keys[i].len);
-		else if (index != kwq_cache_index(keys[i].len))
-			index = KWQ_NODE_CACHES + 1;
-		want++;
-	}
-	if (want && index < KWQ_NODE_CACHES && !q->gfp_account &&
-	    READ_ONCE(q->pool_nr[index]) >= want) {
-		memset(spare, 0, nr * sizeof(*spare));
-		return;
-	}
-	/*
-	 * kmem_cache_alloc_bulk() is all or nothing. It returns the count (0
-	 * or @want) on older kernels, a bool on newer ones (7.2): read it as
-	 * whether it succeeded, never compare it with @want.
-	 */
-	if (want > 1 && index < KWQ_NODE_CACHES &&
-	    gfpflags_allow_blocking(gfp) &&
-	    kmem_cache_alloc_bulk(kwq_node_cache_of(index),
-				  gfp | __GFP_NOWARN, want, objs)) {
-		for (i = 0; i < nr; i++) {
-			if (!spare[i])
-				continue;
-			spare[i] = objs[--want];
-			spare[i]->key_len = keys[i].len;
-		}
-		return;
-	}
-	for (i = 0; i < nr; i++)
-		if (spare[i])
-			spare[i] = kwq_node_prealloc(keys[i].len, gfp);
-}
-
-/*
- * Put @key in the hash at @end, the end of its chain, with the node
- * *@spare if the caller preallocated
- * one (and take it: *@spare becomes NULL), else with a pooled node, else
- * with a node allocated here. Returns the node or ERR_PTR(-EDQUOT or
- * -ENOMEM).
- */
-static __always_inline struct kwq_node *
-kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
-		size_t len, u32 hash, struct kwq_node **spare)
-{
-	unsigned int index = kwq_cache_index(len);
-	struct kwq_node *n = NULL;
-
-	if (!kwq_charge(q, kwq_node_sizes[index]))
-		return ERR_PTR(-EDQUOT);
-	/* A spare was allocated for this very key. */
-	if (spare && *spare) {
-		n = *spare;
-		*spare = NULL;
-	} else if (q->pool[index]) {
-		n = q->pool[index];
-		WRITE_ONCE(q->pool[index], n->hnext);
-		WRITE_ONCE(q->pool_nr[index], q->pool_nr[index] - 1);
-	} else {
-		/*
-		 * Under q->lock, possibly in hard interrupt context; charged
-		 * to the caller's memcg if the queue says so. Not GFP_ATOMIC:
-		 * its __GFP_HIGH would let a charge exceed memory.max.
-		 */
-		n = kwq_node_prealloc(len, GFP_NOWAIT | q->gfp_account);
-	}
-	if (!n) {
-		kwq_uncharge(q, kwq_node_sizes[index]);
-		return ERR_PTR(-ENOMEM);
-	}
-	/*
-	 * A slab object holds stale bytes: set what no state's insert sets
-	 * (the links and ->prio are set by it), and a ->state that no
-	 * lockless reader takes for READY.
-	 */
-	n->state = KWQ_IDLE;
-	n->deadline = 0;
-	n->hash = hash;
-	n->failures = 0;
-	n->requeue_prio = 0;
-	n->requeue = KWQ_REQUEUE_NONE;
-	n->key_len = len;
-	memcpy(n->key, key, len);
-	kwq_chain_append(end, n);
-	q->nr_nodes++;
-	kwq_maybe_grow(q);
-	return n;
-}
-
-/*
- * Unlink @n from the hash and free it. @pp is the link to it if the
- * caller just found it (NULL: walk the chain for it).
- */
-static inline void kwq_node_free(struct kwq *q, struct kwq_node *n,
-				 struct kwq_node **pp)
-{
-	unsigned int index = kwq_cache_index(n->key_len);
-
-	/* No lockless reader takes it for ready again (nor its next life). */
-	WRITE_ONCE(n->state, KWQ_IDLE);
-	if (!pp) {
-		/* Chains are short (a node or none per bucket): walk. */
-		pp = kwq_bucket(q, n->hash);
-		while (*pp != n)
-			pp = &(*pp)->hnext;
-	}
-	WRITE_ONCE(*pp, n->hnext);
-	q->nr_nodes--;
-	if (n->failures)
-		q->nr_failure_records--;
-	kwq_uncharge(q, kwq_node_sizes[index]);
-	if (!q->gfp_account && q->pool_nr[index] < KWQ_POOL_MAX) {
-		n->hnext = q->pool[index];
-		WRITE_ONCE(q->pool[index], n);
-		WRITE_ONCE(q->pool_nr[index], q->pool_nr[index] + 1);
-	} else {
-		n->hnext = q->free_list;
-		q->free_list = n;
-	}
 }
 
 static void kwq_fail_inc(struct kwq *q, struct kwq_node *n)
@@ -1850,8 +1395,8 @@ EXPORT_SYMBOL_GPL(kwq_len);
  * Under q->lock: the link to the processing node @item leases (*link is
  * the node); NULL for a stale lease.
  */
-static struct kwq_node **kwq_lease_link(struct kwq *q,
-					const struct kwq_item *item)
+static __always_inline struct kwq_node **
+kwq_lease_link(struct kwq *q, const struct kwq_item *item)
 {
 	struct kwq_node **pp, *n;
 
@@ -2517,22 +2062,11 @@ EXPORT_SYMBOL_GPL(kwq_clock_expired);
 /* Process context: waits for the timer callback and the resize work. */
 static void kwq_free(struct kwq *q)
 {
-	struct kwq_node *n;
 	struct rb_node *rb;
-	unsigned long i;
 
 	hrtimer_cancel(&q->timer);
-	cancel_work_sync(&q->grow_work);
 	cancel_work_sync(&q->wheel_work);
-	for (i = 0; i < (1UL << q->hash_bits); i++)
-		while ((n = q->hash[i])) {
-			q->hash[i] = n->hnext;
-			kwq_node_slab_free(n);
-		}
-	kvfree(q->hash);
-	kwq_nodes_free(q->free_list);
-	for (i = 0; i < ARRAY_SIZE(q->pool); i++)
-		kwq_nodes_free(q->pool[i]);
+	kwq_table_free(q);
 	while ((rb = rb_first(&q->all_levels))) {
 		rb_erase(rb, &q->all_levels);
 		kfree(rb_entry(rb, struct kwq_level, all_rb));
@@ -2589,17 +2123,6 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	if (!kwq_charge(q, sizeof(*q)))
 		goto err_free;
 	strscpy(q->name, name, sizeof(q->name));
-	get_random_bytes(&q->hkey, sizeof(q->hkey));
-	/*
-	 * Start small even for a large item cap (a /dev/kwq queue's cap is
-	 * 2^21 by default): the table grows with the keys it holds.
-	 */
-	q->hash_bits = KWQ_HASH_BITS_MIN;
-	if (cfg->max_items)
-		q->hash_bits = clamp_t(unsigned int, ilog2(cfg->max_items),
-				       KWQ_HASH_BITS_MIN, KWQ_HASH_BITS_INIT);
-	q->grow_at = kwq_grow_at(q->hash_bits);
-	INIT_WORK(&q->grow_work, kwq_grow_work);
 	q->levels = RB_ROOT_CACHED;
 	q->all_levels = RB_ROOT;
 	INIT_LIST_HEAD(&q->level0.fifo);
@@ -2622,15 +2145,9 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	ret = kwq_limiters_init(q, cfg, clock->now(clock));
 	if (ret)
 		goto err_free;
-	ret = -EDQUOT;
-	if (!kwq_charge(q, kwq_table_bytes(q->hash_bits)))
+	ret = kwq_table_alloc(q, cfg->max_items);
+	if (ret)
 		goto err_free;
-	q->hash = kvcalloc(1UL << q->hash_bits, sizeof(*q->hash),
-			   GFP_KERNEL | account);
-	if (!q->hash) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
 	return q;
 
 err_free:
@@ -2714,51 +2231,14 @@ EXPORT_SYMBOL_GPL(kwq_name);
 
 int kwq_core_init(void)
 {
-	static const char *const names[] = {
-		"kwq_node_112", "kwq_node_120", "kwq_node_128", "kwq_node_144",
-		"kwq_node_160", "kwq_node_192", "kwq_node_224", "kwq_node_288",
-		"kwq_node_max",
-	};
-	unsigned int i, c = 0;
-
-	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(kwq_cache_objs));
 	kwq_clock_init(kwq_clock_expired);
 	kwq_hist_init();
-	for (i = 0; i < ARRAY_SIZE(kwq_cache_of); i++) {
-		while (KWQ_NODE_HDR + 4 * i + 4 > kwq_cache_objs[c])
-			c++;
-		kwq_cache_of[i] = c;
-	}
-	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++) {
-		/*
-		 * No usercopy whitelist: dev.c copies keys out of nodes
-		 * under the queue lock, never straight to userspace. No
-		 * SLAB_ACCOUNT: a queue that charges the caller passes
-		 * __GFP_ACCOUNT per allocation. Type-safe by RCU: a node
-		 * kwq_seen_lockless() reaches stays a node, whatever key.
-		 * The slab's free pointer goes in ->queued_ns, a field that
-		 * reader never looks at.
-		 */
-		kwq_node_caches[i] =
-			kwq_cache_create_rcu(names[i], kwq_cache_objs[i],
-					     offsetof(struct kwq_node,
-						      queued_ns));
-		if (!kwq_node_caches[i]) {
-			while (i--)
-				kmem_cache_destroy(kwq_node_caches[i]);
-			return -ENOMEM;
-		}
-		kwq_node_sizes[i] = kmem_cache_size(kwq_node_caches[i]);
-	}
-	return 0;
+	return kwq_table_init();
 }
 
 void kwq_core_exit(void)
 {
-	unsigned int i;
-
 	/* Queues put last from atomic context; freeing queues no others. */
 	flush_work(&kwq_free_work);
-	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++)
-		kmem_cache_destroy(kwq_node_caches[i]);
+	kwq_table_exit();
 }

@@ -18,6 +18,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "budget.h"
+
 struct dentry;
 struct kwq_budget;
 struct mem_cgroup;
@@ -281,6 +283,30 @@ extern const struct kwq_clock kwq_real_clock;
 /* Once, before any queue: what the real clock's timer calls. */
 void kwq_clock_init(void (*expired)(struct kwq *q));
 void kwq_real_clock_setup(struct kwq *q);
+
+/*
+ * What @q allocates is charged to its budget (budget.c), if it has one:
+ * a kernel caller's queue has none and nothing to count. ->charged is
+ * the queue's part, under q->lock (or before the queue is visible, or
+ * once it is unreachable).
+ */
+static inline bool kwq_charge(struct kwq *q, size_t bytes)
+{
+	if (!q->budget)
+		return true;
+	if (!kwq_budget_charge(q->budget, bytes))
+		return false;
+	q->charged += bytes;
+	return true;
+}
+
+static inline void kwq_uncharge(struct kwq *q, size_t bytes)
+{
+	if (q->budget) {
+		kwq_budget_uncharge(q->budget, NULL, bytes);
+		q->charged -= bytes;
+	}
+}
 
 static inline u64 kwq_now(const struct kwq *q)
 {
