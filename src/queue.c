@@ -90,6 +90,7 @@
 #include "kwq_internal.h"
 #include "queue.h"
 #include "delay.h"
+#include "ready.h"
 #include "table.h"
 
 #define CREATE_TRACE_POINTS
@@ -233,122 +234,6 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 		q->nr_dirty--;
 	}
 	WRITE_ONCE(n->requeue, requeue);
-}
-
-/* --- ready FIFOs, one per priority level --- */
-
-/*
- * The level of @prio: the queue's own for 0, else from q->all_levels
- * (NULL if @prio was never used).
- */
-static struct kwq_level *kwq_level_find(struct kwq *q, int prio)
-{
-	struct rb_node *rb;
-	struct kwq_level *l;
-
-	if (likely(!prio))
-		return &q->level0;
-	for (rb = q->all_levels.rb_node; rb;) {
-		l = rb_entry(rb, struct kwq_level, all_rb);
-		if (prio == l->prio)
-			return l;
-		rb = prio > l->prio ? rb->rb_left : rb->rb_right;
-	}
-	return NULL;
-}
-
-/*
- * Make sure the level of @prio exists, so that any node may later be made
- * ready at @prio without allocating: levels are kept until the queue is
- * freed. Only adds bring a new priority into the queue, and they call
- * this first. 0 or -ENOMEM / -EDQUOT.
- */
-static int kwq_level_add(struct kwq *q, int prio)
-{
-	struct rb_node **link = &q->all_levels.rb_node, *parent = NULL;
-	struct kwq_level *l;
-
-	while (*link) {
-		l = rb_entry(*link, struct kwq_level, all_rb);
-		if (prio == l->prio)
-			return 0;
-		parent = *link;
-		link = prio > l->prio ? &parent->rb_left : &parent->rb_right;
-	}
-	if (!kwq_charge(q, sizeof(*l)))
-		return -EDQUOT;
-	/* Under q->lock: see kwq_node_insert() for the flags. */
-	l = kmalloc(sizeof(*l), GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
-	if (!l) {
-		kwq_uncharge(q, sizeof(*l));
-		return -ENOMEM;
-	}
-	INIT_LIST_HEAD(&l->fifo);
-	RB_CLEAR_NODE(&l->ready_rb);
-	l->len = 0;
-	l->prio = prio;
-	rb_link_node(&l->all_rb, parent, link);
-	rb_insert_color(&l->all_rb, &q->all_levels);
-	return 0;
-}
-
-static inline int kwq_level_prepare(struct kwq *q, int prio)
-{
-	return likely(!prio) ? 0 : kwq_level_add(q, prio);
-}
-
-static bool kwq_level_higher(struct rb_node *a, const struct rb_node *b)
-{
-	return rb_entry(a, struct kwq_level, ready_rb)->prio >
-	       rb_entry(b, struct kwq_level, ready_rb)->prio;
-}
-
-/* Queue @n at the tail (@head: the head) of priority level @prio. */
-static __always_inline void kwq_ready_insert(struct kwq *q,
-					     struct kwq_node *n, int prio,
-			     bool head)
-{
-	struct kwq_level *l = kwq_level_find(q, prio);
-
-	/* kwq_level_prepare() made it when @prio came in. */
-	if (WARN_ON_ONCE(!l))
-		l = &q->level0;
-	WRITE_ONCE(n->prio, l->prio);
-	n->ready_epoch = ++q->ready_epoch;
-	/* The key, ->prio and ->ready_epoch before the state. */
-	smp_store_release(&n->state, KWQ_READY);
-	q->nr_ready++;
-	if (head)
-		list_add(&n->fifo, &l->fifo);
-	else
-		list_add_tail(&n->fifo, &l->fifo);
-	if (!l->len++)
-		rb_add_cached(&l->ready_rb, &q->levels, kwq_level_higher);
-}
-
-static void kwq_ready_push(struct kwq *q, struct kwq_node *n, int prio)
-{
-	kwq_ready_insert(q, n, prio, false);
-}
-
-/* Take @n, of level @l, out of its FIFO. */
-static __always_inline void kwq_level_unlink(struct kwq *q,
-					     struct kwq_level *l,
-			     struct kwq_node *n)
-{
-	list_del(&n->fifo);
-	if (!--l->len)
-		rb_erase_cached(&l->ready_rb, &q->levels);
-	q->nr_ready--;
-}
-
-/* Remove or priority raise of a ready key: O(log levels). */
-static void kwq_ready_unlink(struct kwq *q, struct kwq_node *n)
-{
-	struct kwq_level *l = kwq_level_find(q, n->prio);
-
-	if (!WARN_ON_ONCE(!l))
-		kwq_level_unlink(q, l, n);
 }
 
 /* --- node state transitions (all under q->lock) --- */
@@ -1720,15 +1605,10 @@ EXPORT_SYMBOL_GPL(kwq_clock_expired);
 /* Process context: waits for the timer callback and the resize work. */
 static void kwq_free(struct kwq *q)
 {
-	struct rb_node *rb;
-
 	hrtimer_cancel(&q->timer);
 	kwq_delay_free(q);
 	kwq_table_free(q);
-	while ((rb = rb_first(&q->all_levels))) {
-		rb_erase(rb, &q->all_levels);
-		kfree(rb_entry(rb, struct kwq_level, all_rb));
-	}
+	kwq_levels_free(q);
 	kwq_budget_uncharge(q->budget, NULL, q->charged);
 	kwq_budget_put(q->budget);
 	mem_cgroup_put(q->memcg);
@@ -1780,10 +1660,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	if (!kwq_charge(q, sizeof(*q)))
 		goto err_free;
 	strscpy(q->name, name, sizeof(q->name));
-	q->levels = RB_ROOT_CACHED;
-	q->all_levels = RB_ROOT;
-	INIT_LIST_HEAD(&q->level0.fifo);
-	RB_CLEAR_NODE(&q->level0.ready_rb);
+	kwq_levels_init(q);
 	kwq_delay_init(q);
 	INIT_LIST_HEAD(&q->processing);
 	INIT_LIST_HEAD(&q->idle);
