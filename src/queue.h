@@ -308,6 +308,12 @@ static inline void kwq_uncharge(struct kwq *q, size_t bytes)
 	}
 }
 
+/* @now - @then, 0 if the clock was read in the other order. */
+static inline u64 kwq_since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
 static inline u64 kwq_now(const struct kwq *q)
 {
 	/* The real clock without an indirect call (a retpoline on many CPUs). */

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A queue's statistics: the duration histograms (client-go's
+ * queue_duration and work_duration, in buckets of powers of ten) and
+ * kwq_get_stats(), which copies every counter and gauge of a queue in one
+ * critical section, so a reader sees one consistent moment. Readers
+ * never touch struct kwq themselves. Documentation/metrics.rst names
+ * what each figure is.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/bitops.h>
+#include <linux/kwq.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "stats.h"
+
+/* Upper bounds of the histogram buckets: 10^(i+1) ns, +Inf last. */
+const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1] = {
+	10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, U64_MAX,
+};
+
+static_assert(KWQ_HIST_BUCKETS == 10);
+
+/*
+ * The bucket of the smallest duration of each bit length (fls64() 0..64),
+ * from kwq_hist_init(). A bit length spans less than a factor of two and
+ * the bounds are a factor of ten apart, so a duration is in that bucket
+ * or the next.
+ */
+u8 kwq_hist_low[65];
+
+void kwq_hist_init(void)
+{
+	unsigned int f, i = 0;
+
+	for (f = 0; f <= 64; f++) {
+		u64 low = f ? 1ULL << (f - 1) : 0;
+
+		while (low > kwq_hist_bounds[i])
+			i++;
+		kwq_hist_low[f] = i;
+	}
+}
+
+static void kwq_hist_snapshot(const struct kwq_hist *h,
+			      struct kwq_histogram *out)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < KWQ_HIST_BUCKETS; i++) {
+		sum += h->counts[i];
+		out->le[i] = sum;
+	}
+	out->count = sum + h->counts[KWQ_HIST_BUCKETS];
+	out->sum_ns = h->sum_ns;
+}
+
+int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
+{
+	struct kwq_node *oldest;
+	unsigned long flags;
+	struct rb_node *rb;
+	u64 now, listed = 0;
+	unsigned int i = 0;
+
+	if (!q || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	st->workqueue_depth = q->nr_ready + q->nr_dirty;
+	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */
+	st->unfinished_work_ns = (u64)q->nr_processing * now - q->start_ns_sum;
+	oldest = list_first_entry_or_null(&q->processing, struct kwq_node,
+					  link);
+	if (oldest)
+		st->longest_running_ns = kwq_since(now, oldest->start_ns);
+	kwq_hist_snapshot(&q->queue_hist, &st->queue_duration);
+	kwq_hist_snapshot(&q->work_hist, &st->work_duration);
+	for (rb = rb_first_cached(&q->levels);
+	     rb && i < KWQ_STATS_PRIO_LEVELS; rb = rb_next(rb), i++) {
+		const struct kwq_level *l = rb_entry(rb, struct kwq_level,
+						     ready_rb);
+
+		st->prio_depth[i].priority = l->prio;
+		st->prio_depth[i].depth = l->len;
+		listed += l->len;
+	}
+	st->nr_prio_levels = i;
+	st->prio_depth_other = q->nr_ready - listed;
+	st->depth = q->nr_ready;
+	st->waiting = q->nr_waiting;
+	st->processing = q->nr_processing;
+	st->adds_total = q->adds_total;
+	st->retries_total = q->retries_total;
+	st->dropped_at_shutdown = q->dropped_at_shutdown;
+	st->lease_returns = q->lease_returns;
+	st->failure_records = q->nr_failure_records;
+	st->failure_records_evicted = q->failure_records_evicted;
+	st->shutting_down = q->shutting_down;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_get_stats);

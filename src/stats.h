@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A queue's statistics (stats.c): the duration histograms the hot paths
+ * feed (inline here) and kwq_get_stats(), the one snapshot every reader
+ * of them goes through (metrics.c's Prometheus text, dev.c's STATS).
+ * The counters themselves are plain fields of struct kwq under q->lock;
+ * ->queue_hist and ->work_hist are this file's.
+ */
+#ifndef _KWQ_STATS_H
+#define _KWQ_STATS_H
+
+#include <linux/bitops.h>
+
+#include "queue.h"
+
+/* stats.c: upper bounds of the buckets, and the bucket of each bit length */
+extern const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1];
+extern u8 kwq_hist_low[65];
+
+/* Histogram bucket of a duration: the first bound >= @ns. */
+static inline unsigned int kwq_hist_bucket(u64 ns)
+{
+	unsigned int i = kwq_hist_low[fls64(ns)];
+
+	return i + (ns > kwq_hist_bounds[i]);
+}
+
+static inline void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	h->counts[kwq_hist_bucket(ns)]++;
+	h->sum_ns += ns;
+}
+
+/* Take back an observation of exactly @ns (kwq_unget()). */
+static inline void kwq_hist_unobserve(struct kwq_hist *h, u64 ns)
+{
+	h->counts[kwq_hist_bucket(ns)]--;
+	h->sum_ns -= ns;
+}
+
+void kwq_hist_init(void);
+
+#endif /* _KWQ_STATS_H */
