@@ -9,8 +9,9 @@
  * every When() and clears them all on Forget(), so the counts are always
  * equal. Token buckets are per queue.
  *
- * Locking: every function here runs under the queue lock (q->lock) and
- * only touches q->limiters; nothing here sleeps or allocates.
+ * Pure functions: they read and write only the struct kwq_limiters they
+ * are given (the queue core calls them under its lock) and never touch
+ * the queue; nothing here sleeps or allocates.
  *
  * Token bucket arithmetic is exact rational arithmetic in integers:
  * tokens are kept in units of 1e-12 token, so with a rate of qps_milli
@@ -19,10 +20,15 @@
  * nanoseconds (truncated, as Go's float-to-Duration conversion does).
  */
 
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/time64.h>
 
-#include "queue.h"
+#include "limiter.h"
 
 #define KWQ_TOKEN_UNIT		1000000000000LL	/* units per token */
 #define KWQ_TOKENS_MIN		(-S64_MAX)	/* debt saturates here */
@@ -65,13 +71,14 @@ static int kwq_limiter_check(const struct kwq_limiter_config *c)
 
 /**
  * kwq_limiters_init() - validate and install a queue's limiters
- * @q: queue being created
+ * @ls: the queue's limiters, being created
  * @cfg: its configuration
  * @now: clock time; token buckets start full at it
  *
  * Return: 0, or -EINVAL for a bad limiter list or max_wait_ns.
  */
-int kwq_limiters_init(struct kwq *q, const struct kwq_config *cfg, u64 now)
+int kwq_limiters_init(struct kwq_limiters *ls, const struct kwq_config *cfg,
+		      u64 now)
 {
 	const struct kwq_limiter_config *list = cfg->limiters;
 	u32 i, n = cfg->nr_limiters;
@@ -83,22 +90,22 @@ int kwq_limiters_init(struct kwq *q, const struct kwq_config *cfg, u64 now)
 		list = kwq_default_limiters;
 		n = ARRAY_SIZE(kwq_default_limiters);
 	}
-	q->item_limiter = false;
+	ls->per_key = false;
 	for (i = 0; i < n; i++) {
 		ret = kwq_limiter_check(&list[i]);
 		if (ret)
 			return ret;
-		q->limiters[i].cfg = list[i];
+		ls->l[i].cfg = list[i];
 		if (list[i].type == KWQ_LIMITER_BUCKET) {
-			q->limiters[i].bucket.tokens =
+			ls->l[i].bucket.tokens =
 				(s64)list[i].bucket.burst * KWQ_TOKEN_UNIT;
-			q->limiters[i].bucket.last = now;
+			ls->l[i].bucket.last = now;
 		} else {
-			q->item_limiter = true;
+			ls->per_key = true;
 		}
 	}
-	q->nr_limiters = n;
-	q->max_wait_ns = cfg->max_wait_ns;
+	ls->nr = n;
+	ls->max_wait_ns = cfg->max_wait_ns;
 	return 0;
 }
 
@@ -148,7 +155,7 @@ u64 kwq_exp_backoff(u64 base_ns, u64 max_ns, u32 exp)
 /* Tokens the bucket holds at @now, as x/time/rate's advance(). */
 static s64 kwq_bucket_advance(const struct kwq_limiter *l, u64 now)
 {
-	const struct kwq_bucket *b = &l->bucket;
+	const struct kwq_token_bucket *b = &l->bucket;
 	s64 burst = (s64)l->cfg.bucket.burst * KWQ_TOKEN_UNIT;
 	u64 qps = l->cfg.bucket.qps_milli;
 	u64 last = min(b->last, now);
@@ -182,7 +189,7 @@ static u64 kwq_bucket_reserve(const struct kwq_limiter *l, u64 now,
 
 /**
  * kwq_limiters_when() - the delay for one more failure of a key
- * @q: queue, locked
+ * @ls: the queue's limiters (its lock held)
  * @failures: the key's failure count before this call
  * @now: clock time
  * @plan: receives the token bucket states to commit if the add lands
@@ -191,14 +198,14 @@ static u64 kwq_bucket_reserve(const struct kwq_limiter *l, u64 now,
  *
  * Return: the delay in nanoseconds, capped at max_wait_ns if set.
  */
-u64 kwq_limiters_when(struct kwq *q, u32 failures, u64 now,
+u64 kwq_limiters_when(const struct kwq_limiters *ls, u32 failures, u64 now,
 		      struct kwq_limit_plan *plan)
 {
 	u64 delay = 0, d;
 	u32 i;
 
-	for (i = 0; i < q->nr_limiters; i++) {
-		const struct kwq_limiter *l = &q->limiters[i];
+	for (i = 0; i < ls->nr; i++) {
+		const struct kwq_limiter *l = &ls->l[i];
 
 		switch (l->cfg.type) {
 		case KWQ_LIMITER_EXPONENTIAL:
@@ -217,24 +224,24 @@ u64 kwq_limiters_when(struct kwq *q, u32 failures, u64 now,
 		}
 		delay = max(delay, d);
 	}
-	if (q->max_wait_ns && delay > q->max_wait_ns)
-		delay = q->max_wait_ns;
+	if (ls->max_wait_ns && delay > ls->max_wait_ns)
+		delay = ls->max_wait_ns;
 	return delay;
 }
 
 /**
  * kwq_limiters_commit() - charge the token buckets as planned
- * @q: queue, locked
+ * @ls: the queue's limiters (its lock held)
  * @now: the clock time given to kwq_limiters_when()
  * @plan: its plan
  */
-void kwq_limiters_commit(struct kwq *q, u64 now,
+void kwq_limiters_commit(struct kwq_limiters *ls, u64 now,
 			 const struct kwq_limit_plan *plan)
 {
 	u32 i;
 
-	for (i = 0; i < q->nr_limiters; i++) {
-		struct kwq_limiter *l = &q->limiters[i];
+	for (i = 0; i < ls->nr; i++) {
+		struct kwq_limiter *l = &ls->l[i];
 
 		if (l->cfg.type != KWQ_LIMITER_BUCKET)
 			continue;

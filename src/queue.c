@@ -132,7 +132,7 @@ static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 
 static void kwq_fail_inc(struct kwq *q, struct kwq_node *n)
 {
-	if (!q->item_limiter)
+	if (!q->limiters.per_key)
 		return;
 	if (!n->failures)
 		q->nr_failure_records++;
@@ -406,7 +406,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	}
 	if (a->limited) {
 		memset(&plan, 0, sizeof(plan));
-		delay = kwq_limiters_when(q, n ? n->failures : 0, a->now, &plan);
+		delay = kwq_limiters_when(&q->limiters, n ? n->failures : 0, a->now, &plan);
 		after_ns = min_t(u64, delay, S64_MAX);
 	}
 	if (after_ns > 0)
@@ -445,7 +445,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		q->retries_total++;
 		/* Charge token buckets only for adds that landed. */
 		if (landed)
-			kwq_limiters_commit(q, a->now, &plan);
+			kwq_limiters_commit(&q->limiters, a->now, &plan);
 		if (delay_ns)
 			*delay_ns = delay;
 	}
@@ -1554,7 +1554,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	init_waitqueue_head(&q->drain_wq);
 	kwq_real_clock_setup(q);
 
-	ret = kwq_limiters_init(q, cfg, clock->now(clock));
+	ret = kwq_limiters_init(&q->limiters, cfg, clock->now(clock));
 	if (ret)
 		goto err_free;
 	ret = kwq_table_alloc(q, cfg->max_items);

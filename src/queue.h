@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal layout of a kwq queue, shared by queue.c, limiter.c and
- * clock.c. Not an API: other modules use include/linux/kwq.h.
+ * Internal layout of a kwq queue, shared by the core's files (each says
+ * which fields it owns). Not an API: other modules use
+ * include/linux/kwq.h.
  */
 #ifndef _KWQ_QUEUE_H
 #define _KWQ_QUEUE_H
@@ -19,6 +20,7 @@
 #include <linux/workqueue.h>
 
 #include "budget.h"
+#include "limiter.h"
 
 struct dentry;
 struct kwq_budget;
@@ -135,21 +137,10 @@ struct kwq_wheel_slot {
 	u32 nr;
 };
 
-/* Token bucket state (golang.org/x/time/rate with n = 1). */
-struct kwq_bucket {
-	s64 tokens;	/* in 1e-12 tokens; negative while in debt */
-	u64 last;	/* clock time tokens was computed for */
-};
-
 /* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */
 struct kwq_hist {
 	u64 counts[KWQ_HIST_BUCKETS + 1];
 	u64 sum_ns;
-};
-
-struct kwq_limiter {
-	struct kwq_limiter_config cfg;
-	struct kwq_bucket bucket;
 };
 
 struct kwq {
@@ -241,12 +232,9 @@ struct kwq {
 
 	/* constant configuration */
 	const struct kwq_clock *clock;
-	u32 nr_limiters;
-	bool item_limiter;		/* a limiter counts failures */
-	u64 max_wait_ns;
 	u32 max_items;
 	u32 max_failure_records;
-	struct kwq_limiter limiters[KWQ_MAX_LIMITERS];
+	struct kwq_limiters limiters;	/* state under q->lock */
 
 	wait_queue_head_t get_wq;	/* getters */
 	wait_queue_head_t drain_wq;	/* kwq_shutdown_drain() */
@@ -257,18 +245,6 @@ struct kwq {
 	 */
 	struct dentry *debugfs;
 };
-
-/* limiter.c */
-struct kwq_limit_plan {
-	s64 tokens[KWQ_MAX_LIMITERS];
-};
-
-int kwq_limiters_init(struct kwq *q, const struct kwq_config *cfg, u64 now);
-u64 kwq_limiters_when(struct kwq *q, u32 failures, u64 now,
-		      struct kwq_limit_plan *plan);
-void kwq_limiters_commit(struct kwq *q, u64 now,
-			 const struct kwq_limit_plan *plan);
-u64 kwq_exp_backoff(u64 base_ns, u64 max_ns, u32 exp);
 
 /* queue.c, for registry.c */
 bool kwq_name_ok(const char *name);
