@@ -156,7 +156,11 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 	# calls it (Documentation/design.rst, "The map").
 	run_check "no call cycles between src/ files" \
 		"$KWQ_ROOT/tools/testing/layers.py" --src "$KWQ_ROOT/src" \
-		"$KWQ_OUT/mod-debug/src/src"
+		--svg "$KWQ_OUT/map.svg" "$KWQ_OUT/mod-debug/src/src"
+	# The picture in design.rst is that graph: redraw it when it changes
+	# (tools/testing/layers.py --svg Documentation/map.svg OBJDIR).
+	run_check "Documentation/map.svg is the call graph" \
+		cmp "$KWQ_OUT/map.svg" "$KWQ_ROOT/Documentation/map.svg"
 	if [ -f "$KWQ_OUT/mod-debug/kwq_test.ko" ]; then
 		plan yes >"$KWQ_OUT/plan-debug"
 		# About 5 min alone on 2 cores; the timeout only catches a
