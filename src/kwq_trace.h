@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of the kwq queue core (trace system "kwq"), one event per
- * operation: kwq_add, kwq_add_rate_limited, kwq_get, kwq_done,
- * kwq_delay_fired, kwq_shutdown. They fire under the queue lock.
+ * Tracepoints of the kwq queue core (trace system "kwq"), each named for
+ * what happened to a key or a queue: key_added, key_rate_limited,
+ * key_taken, key_finished, key_due, queue_shutdown. They fire under the
+ * queue lock.
  *
  * Keys are arbitrary bytes: an event keeps the first KWQ_TRACE_KEY_MAX of
  * them, escaped, plus the full length; a longer key is marked with "...".
@@ -80,26 +81,26 @@ DECLARE_EVENT_CLASS(kwq_key_class,
 			      size_t len, s64 arg, int prio, int ret),	\
 		     TP_ARGS(q, key, len, arg, prio, ret))
 
-/* kwq_add/_after/_opts: arg = the delay asked for in ns; ret 1 = landed. */
-KWQ_KEY_EVENT(kwq_add);
+/* An add (kwq_add/_after/_opts): arg = the delay asked for in ns; ret 1 = landed. */
+KWQ_KEY_EVENT(key_added);
 
-/* kwq_add_rate_limited: arg = the delay chosen in ns; ret 1 = landed. */
-KWQ_KEY_EVENT(kwq_add_rate_limited);
+/* An add_rate_limited: arg = the delay chosen in ns; ret 1 = landed. */
+KWQ_KEY_EVENT(key_rate_limited);
 
-/* kwq_get handed a key out: arg = ns it was ready (queue duration). */
-KWQ_KEY_EVENT(kwq_get);
+/* A get handed the key out: arg = ns it was ready (queue duration). */
+KWQ_KEY_EVENT(key_taken);
 
 /*
- * kwq_done/kwq_done_key: arg = ns it was processing (work duration);
+ * A done finished the key: arg = ns it was processing (work duration);
  * ret = the enum kwq_requeue that applied (0 released, 1 requeued ready,
  * 2 requeued waiting).
  */
-KWQ_KEY_EVENT(kwq_done);
+KWQ_KEY_EVENT(key_finished);
 
 /* A waiting key's delay passed: arg = ns the expiry came after it. */
-KWQ_KEY_EVENT(kwq_delay_fired);
+KWQ_KEY_EVENT(key_due);
 
-TRACE_EVENT(kwq_shutdown,
+TRACE_EVENT(queue_shutdown,
 	    TP_PROTO(const struct kwq *q, bool drain, u64 dropped, u64 ready,
 		     u64 processing),
 	    TP_ARGS(q, drain, dropped, ready, processing),

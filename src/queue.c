@@ -222,8 +222,8 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 	q->nr_processing--;
 	q->start_ns_sum -= n->start_ns;
 	kwq_hist_observe(&q->work_hist, kwq_since(now, n->start_ns));
-	trace_kwq_done(q, n->key, n->key_len, kwq_since(now, n->start_ns),
-		       n->prio, requeue);
+	trace_key_finished(q, n->key, n->key_len,
+			   kwq_since(now, n->start_ns), n->prio, requeue);
 	n->owner = NULL;
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 	if (requeue == KWQ_REQUEUE_DELAYED) {
@@ -458,10 +458,10 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	a->ready += wake;
 out:
 	if (a->limited)
-		trace_kwq_add_rate_limited(q, key, len, delay, a->prio,
-					   ret ?: landed);
+		trace_key_rate_limited(q, key, len, delay, a->prio,
+				       ret ?: landed);
 	else
-		trace_kwq_add(q, key, len, after_ns, a->prio, ret ?: landed);
+		trace_key_added(q, key, len, after_ns, a->prio, ret ?: landed);
 	return ret;
 }
 
@@ -574,7 +574,7 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 				 kwq_add_plain(limited, after_ns));
 	/* A key already ready: nothing to change, no lock to take. */
 	if (seen == KWQ_SEEN_NOOP && !READ_ONCE(q->shutting_down)) {
-		trace_kwq_add(q, key, len, after_ns, prio, 0);
+		trace_key_added(q, key, len, after_ns, prio, 0);
 		return 0;
 	}
 	/*
@@ -937,8 +937,8 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
 	q->nr_processing++;
 	q->start_ns_sum += now;
 	kwq_hist_observe(&q->queue_hist, kwq_since(now, n->queued_ns));
-	trace_kwq_get(q, n->key, n->key_len, kwq_since(now, n->queued_ns),
-		      n->prio, 0);
+	trace_key_taken(q, n->key, n->key_len, kwq_since(now, n->queued_ns),
+			n->prio, 0);
 	kwq_lease_fill(n, item);
 	return true;
 }
@@ -1363,7 +1363,7 @@ static void kwq_shutdown_locked(struct kwq *q, bool drain,
 		spin_lock_irqsave(&q->lock, *flags);
 	}
 	kwq_timer_update(q);
-	trace_kwq_shutdown(q, drain, dropped, q->nr_ready, q->nr_processing);
+	trace_queue_shutdown(q, drain, dropped, q->nr_ready, q->nr_processing);
 }
 
 int kwq_shutdown(struct kwq *q)
@@ -1440,8 +1440,8 @@ static unsigned int kwq_fire(struct kwq *q, u64 now, unsigned int max)
 		if (n->deadline > now || n->deadline >= floor)
 			break;
 		kwq_wait_unlink(q, n);
-		trace_kwq_delay_fired(q, n->key, n->key_len,
-				      now - n->deadline, n->prio, 0);
+		trace_key_due(q, n->key, n->key_len, now - n->deadline,
+			      n->prio, 0);
 		n->deadline = 0;
 		kwq_make_ready(q, n, n->prio, now);
 		ready++;

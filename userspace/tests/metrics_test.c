@@ -859,35 +859,35 @@ static void trace_cases(void)
 	if (!trace)
 		trace = strdup("");
 
-	ktap_check(count_events(trace, "kwq_add", name, NULL) == 5,
-		   "one_add_event_per_add", "%d", count_events(trace, "kwq_add",
+	ktap_check(count_events(trace, "key_added", name, NULL) == 5,
+		   "one_add_event_per_add", "%d", count_events(trace, "key_added",
 							       name, NULL));
-	ktap_check(count_events(trace, "kwq_add_rate_limited", name,
+	ktap_check(count_events(trace, "key_rate_limited", name,
 				"arg=3600000000000 ") == 1,
 		   "rate_limited_event_with_delay", "%d",
-		   count_events(trace, "kwq_add_rate_limited", name, NULL));
-	ktap_check(count_events(trace, "kwq_get", name, NULL) == 2 &&
-		   count_events(trace, "kwq_get", name, "key=a ") == 1,
+		   count_events(trace, "key_rate_limited", name, NULL));
+	ktap_check(count_events(trace, "key_taken", name, NULL) == 2 &&
+		   count_events(trace, "key_taken", name, "key=a ") == 1,
 		   "one_get_event_per_get", "%d",
-		   count_events(trace, "kwq_get", name, NULL));
-	ktap_check(count_events(trace, "kwq_done", name, NULL) == 2 &&
-		   count_events(trace, "kwq_done", name, "key=b ") == 1,
+		   count_events(trace, "key_taken", name, NULL));
+	ktap_check(count_events(trace, "key_finished", name, NULL) == 2 &&
+		   count_events(trace, "key_finished", name, "key=b ") == 1,
 		   "one_done_event_per_done", "%d",
-		   count_events(trace, "kwq_done", name, NULL));
-	ktap_check(count_events(trace, "kwq_delay_fired", name, "key=d ") == 1 &&
-		   count_events(trace, "kwq_delay_fired", name, NULL) == 1,
+		   count_events(trace, "key_finished", name, NULL));
+	ktap_check(count_events(trace, "key_due", name, "key=d ") == 1 &&
+		   count_events(trace, "key_due", name, NULL) == 1,
 		   "one_delay_fired_event", "%d",
-		   count_events(trace, "kwq_delay_fired", name, NULL));
-	ktap_check(count_events(trace, "kwq_shutdown", name, "dropped=1 ") == 1 &&
-		   count_events(trace, "kwq_shutdown", name, NULL) == 1,
+		   count_events(trace, "key_due", name, NULL));
+	ktap_check(count_events(trace, "queue_shutdown", name, "dropped=1 ") == 1 &&
+		   count_events(trace, "queue_shutdown", name, NULL) == 1,
 		   "one_shutdown_event", "%d",
-		   count_events(trace, "kwq_shutdown", name, NULL));
+		   count_events(trace, "queue_shutdown", name, NULL));
 	/* non-printable bytes escaped (octal), nothing raw */
-	ktap_check(count_events(trace, "kwq_add", name,
+	ktap_check(count_events(trace, "key_added", name,
 				"key=k\\001\\377\\\" len=4 ") == 1,
 		   "binary_key_escaped", "no escaped key in:\n%.2000s", trace);
 	snprintf(want, sizeof(want), "key=%.64s... len=100 ", longkey);
-	ktap_check(count_events(trace, "kwq_add", name, want) == 1,
+	ktap_check(count_events(trace, "key_added", name, want) == 1,
 		   "long_key_cut_at_64", "no '%s'", want);
 	ktap_check(!memchr(trace, 0x01, strlen(trace)) &&
 		   !memchr(trace, 0xff, strlen(trace)),
