@@ -128,6 +128,14 @@ if [[ " $sections " == *" static "* ]]; then
 fi
 
 if [[ " $sections " == *" static "* ]]; then
+	# Every symbol other modules can call is documented where they look.
+	run_check "kernel-doc for every exported symbol" sh -c '
+		missing=
+		for f in $(sed -n "s/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p" "$0"/src/*.c); do
+			grep -q "^ \* $f() - " "$0"/include/linux/kwq.h "$0"/src/*.c ||
+				missing="$missing $f"
+		done
+		[ -z "$missing" ] || { echo "no kernel-doc:$missing"; exit 1; }' "$KWQ_ROOT"
 	# kernel-doc comments are the API documentation: they must parse clean.
 	run_check "kernel-doc -Wall on the headers and sources" sh -c \
 		'out=$(perl "$0/scripts/kernel-doc" -none -Wall "$@" 2>&1); echo "$out"; [ -z "$out" ]' \
