@@ -1,7 +1,9 @@
 #!/bin/sh
 # Host checks of kwqctl that need no kernel: --help of every command,
-# usage errors (exit 2), and a missing device (exit 1 naming ENOENT).
+# usage errors (exit 2), a missing device (exit 1 naming ENOENT), and the
+# bash completion (COMPLETION, default kwqctl/kwqctl.bash beside tests/).
 K=${KWQCTL:-kwqctl}
+COMPLETION=${COMPLETION:-$(dirname "$0")/../kwqctl/kwqctl.bash}
 n=0 failed=0
 check() {	# check NAME WANT_RC CMD...
 	name=$1 want=$2
@@ -45,6 +47,20 @@ else
 	echo "not ok $n error_line_names_errno # $(cat /tmp/hk.err.$$)"
 	failed=$((failed + 1))
 fi
+# comp LINE: what completing the last word of LINE offers, space-separated.
+comp() {
+	bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"
+		case $2 in *" ") COMP_WORDS+=("") ;; esac
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kwqctl; echo "${COMPREPLY[*]}"' \
+		_ "$COMPLETION" "$1"
+}
+check completion_commands 0 test "$(comp "$K ")" = \
+	"create destroy list add add-rate-limited forget requeues remove len get done shutdown stats work"
+check completion_create_options 0 test "$(comp "$K create q --")" = \
+	"--limiter --max-wait --max-items --mode --help"
+check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"
+check completion_no_option_value 0 test "$(comp "$K add q --after ")" = ""
+check completion_work_cmd 0 test "$(comp "$K work q -j 2 -- kwqctl_no_such_comman")" = ""
 echo "1..$n"
 rm -f /tmp/hk.out.$$ /tmp/hk.err.$$ /tmp/hk.help.$$
 [ $failed = 0 ]
