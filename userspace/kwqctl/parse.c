@@ -144,8 +144,9 @@ static int take_positional(const struct cmd *cmd, int argc, char **argv,
 
 /*
  * Parse @argv (argv[0] is the command's name) by @cmd's option table:
- * on_opt() for each option, the positionals into @a. 0, or -1 with the
- * exit status in a->rc (a usage error, printed; or --help, done).
+ * on_opt() for each option, the positionals into @a. 0; 1 for --help
+ * (a->rc EX_OK, the caller prints it); -1 after a usage error (printed,
+ * a->rc EX_USAGE).
  */
 static int parse(const struct cmd *cmd, int argc, char **argv,
 		 cmd_opt_fn on_opt, void *st, struct cmd_args *a)
@@ -162,7 +163,6 @@ static int parse(const struct cmd *cmd, int argc, char **argv,
 
 		if (i >= MAX_OPTS)
 			abort();	/* a table longer than the arrays */
-
 		if (o->letter) {
 			*p++ = o->letter;
 			if (o->arg)
@@ -217,6 +217,12 @@ static int parse(const struct cmd *cmd, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * A command's arguments: its options through on_opt(st, ...), its
+ * positionals into @a, each named positional present. 0; or -1 when the
+ * command is over, with its exit status in a->rc: --help printed (0), a
+ * usage error printed (2).
+ */
 int cmd_parse(const struct cmd_ctx *ctx, int argc, char **argv,
 	      cmd_opt_fn on_opt, void *st, struct cmd_args *a)
 {
