@@ -109,6 +109,7 @@ if [[ " $sections " == *" static "* ]]; then
 	tarball=/usr/src/linux-source-6.12.tar.xz
 	need_pkg linux-source-6.12 "$tarball"
 	need_pkg sparse sparse
+	need_pkg shellcheck shellcheck
 	srcdir=$KWQ_CACHE/src/$(kwq_src_version | tr -c 'A-Za-z0-9.+\n-' _)
 	if [ ! -f "$srcdir/scripts/checkpatch.pl" ]; then
 		mkdir -p "$srcdir"
@@ -125,6 +126,19 @@ if [[ " $sections " == *" static "* ]]; then
 	done < <(find "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" \
 		"$KWQ_ROOT/tools/testing/selftest" "$KWQ_ROOT/tools/testing/memcg" \
 		"$KWQ_ROOT/tools/example" -name '*.[ch]' | sort)
+	# kwqctl too, but for what only the kernel has: C99's <stdint.h>
+	# types and <inttypes.h>'s PRIu64 (libkwq's API), no __printf().
+	for f in "$KWQ_ROOT"/userspace/kwqctl/*.[ch]; do
+		run_check "checkpatch ${f#"$KWQ_ROOT"/}" perl "$srcdir/scripts/checkpatch.pl" \
+			--strict --no-tree --quiet --show-types \
+			--ignore PREFER_KERNEL_TYPES,CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO -f "$f"
+	done
+	run_check "shellcheck userspace/kwqctl/kwqctl.bash" \
+		shellcheck "$KWQ_ROOT/userspace/kwqctl/kwqctl.bash"
+	# libkwq's pure functions, and kwqctl's --help, usage errors and
+	# completion: on the host, no kernel needed.
+	run_check "host unit tests and kwqctl usage (make host-test)" \
+		make -C "$KWQ_ROOT/userspace" host-test BUILD="$KWQ_OUT/host-user"
 fi
 
 if [[ " $sections " == *" static "* ]]; then

@@ -26,6 +26,7 @@ want=(
 	opt/kwq/include/linux/kwq.h
 	opt/kwq/include/kwq.h
 	opt/kwq/bin/kwqctl
+	opt/kwq/share/bash-completion/completions/kwqctl
 	lib/udev/rules.d/60-kwq.rules
 	"usr/src/kwq-$ver/include/linux/kwq.h"
 	"usr/src/kwq-$ver/symvers/$krel/Module.symvers"

@@ -420,28 +420,47 @@ KWQ_PUBLIC int kwq_add_rate_limited(int fd, const void *key, size_t len,
 	return ret;
 }
 
-KWQ_PUBLIC long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
-			int64_t timeout_ns)
+/* Whether @key (@cap bytes) can take any key; EINVAL if not. */
+static int key_buf_ok(const void *key, size_t cap)
 {
-	struct kwq_one one;
-	const void *k;
-	size_t used, off = 0, len;
-	int n;
-
 	if (!key || cap < KWQ_KEY_LEN_MAX) {
 		errno = EINVAL;
-		return -1;
+		return 0;
 	}
-	n = kwq_get_batch(fd, one.bytes, sizeof(one.bytes), 1, flags,
-			  timeout_ns, &used);
+	return 1;
+}
+
+/*
+ * The key of a GET or DONE_GET of one key that returned @n with @used
+ * bytes in @one: copied to @key, its length; or -1.
+ */
+static long one_key(long n, const struct kwq_one *one, size_t used, void *key)
+{
+	size_t off = 0, len;
+	const void *k;
+
 	if (n < 0)
 		return -1;
-	if (n != 1 || kwq_rec_next(one.bytes, used, &off, &k, &len, NULL) != 1) {
+	if (n != 1 || kwq_rec_next(one->bytes, used, &off, &k, &len, NULL) != 1) {
 		errno = EPROTO;
 		return -1;
 	}
 	memcpy(key, k, len);
 	return (long)len;
+}
+
+KWQ_PUBLIC long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
+			int64_t timeout_ns)
+{
+	struct kwq_one one;
+	size_t used;
+	int n;
+
+	if (!key_buf_ok(key, cap))
+		return -1;
+	n = kwq_get_batch(fd, one.bytes, sizeof(one.bytes), 1, flags,
+			  timeout_ns, &used);
+	return one_key(n, &one, used, key);
 }
 
 KWQ_PUBLIC long kwq_done_get_one(int fd, const void *done_key,
@@ -452,16 +471,13 @@ KWQ_PUBLIC long kwq_done_get_one(int fd, const void *done_key,
 	struct kwq_one in, out;
 	struct kwq_recbuf rb = { in.bytes, 0, sizeof(in.bytes), 0 };
 	unsigned int finished;
-	size_t used, off = 0, len;
-	const void *k;
+	size_t used;
 	long n;
 
 	if (done)
 		*done = 0;
-	if (!key || cap < KWQ_KEY_LEN_MAX) {
-		errno = EINVAL;
+	if (!key_buf_ok(key, cap))
 		return -1;
-	}
 	if (done_key) {
 		n = kwq_rec_pack(in.bytes, sizeof(in.bytes), done_key,
 				 done_len, 0);
@@ -474,14 +490,7 @@ KWQ_PUBLIC long kwq_done_get_one(int fd, const void *done_key,
 			 0, flags, timeout_ns, &used);
 	if (done)
 		*done = finished == 1;
-	if (n < 0)
-		return -1;
-	if (n != 1 || kwq_rec_next(out.bytes, used, &off, &k, &len, NULL) != 1) {
-		errno = EPROTO;
-		return -1;
-	}
-	memcpy(key, k, len);
-	return (long)len;
+	return one_key(n, &out, used, key);
 }
 
 KWQ_PUBLIC int kwq_done(int fd, const void *key, size_t len)
@@ -664,6 +673,20 @@ static int kwq_push_limit(struct kwq_queue_opts *opts,
 	return 0;
 }
 
+/* The two durations of "exponential:BASE:MAX" and "fastslow:FAST:SLOW:N". */
+static int kwq_parse_durations(char **f, struct kwq_limit *l)
+{
+	uint64_t v;
+
+	if (kwq_parse_duration(f[1], &v))
+		return -1;
+	l->a = v;
+	if (kwq_parse_duration(f[2], &v))
+		return -1;
+	l->b = v;
+	return 0;
+}
+
 KWQ_PUBLIC int kwq_parse_limiter(const char *spec, struct kwq_queue_opts *opts)
 {
 	struct kwq_limit l;
@@ -692,21 +715,12 @@ KWQ_PUBLIC int kwq_parse_limiter(const char *spec, struct kwq_queue_opts *opts)
 	}
 	if (strcmp(f[0], "exponential") == 0 && n == 3) {
 		l.type = KWQ_LIMIT_EXPONENTIAL;
-		if (kwq_parse_duration(f[1], &v))
+		if (kwq_parse_durations(f, &l))
 			goto bad;
-		l.a = v;
-		if (kwq_parse_duration(f[2], &v))
-			goto bad;
-		l.b = v;
 	} else if (strcmp(f[0], "fastslow") == 0 && n == 4) {
 		l.type = KWQ_LIMIT_FAST_SLOW;
-		if (kwq_parse_duration(f[1], &v))
-			goto bad;
-		l.a = v;
-		if (kwq_parse_duration(f[2], &v))
-			goto bad;
-		l.b = v;
-		if (kwq_parse_uint(f[3], UINT32_MAX, &v))
+		if (kwq_parse_durations(f, &l) ||
+		    kwq_parse_uint(f[3], UINT32_MAX, &v))
 			goto bad;
 		l.count = (__u32)v;
 	} else if (strcmp(f[0], "bucket") == 0 && n == 3) {

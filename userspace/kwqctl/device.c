@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwqctl: reaching a queue. Opening the device, attaching to a queue,
+ * packing command-line keys into a batch and naming the key a failed
+ * batch stopped at: each prints its own error.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "kwqctl.h"
+
+/* Open the device; prints the error. The fd, or -1. */
+int open_dev(const struct cmd_ctx *ctx)
+{
+	int fd = kwq_open_dev(ctx->device);
+
+	if (fd < 0)
+		err_errno(errno, "%s", ctx->device);
+	return fd;
+}
+
+/* Open the device and attach to @queue; prints the error. */
+int attach(const struct cmd_ctx *ctx, const char *queue)
+{
+	int fd = open_dev(ctx);
+
+	if (fd < 0)
+		return -1;
+	if (kwq_open(fd, queue) < 0) {
+		err_errno(errno, "queue %s", queue);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Attach to @queue and run @op(fd, @arg), one call of libkwq; prints
+ * its error. EX_OK or EX_ERR.
+ */
+int on_queue(const struct cmd_ctx *ctx, const char *queue,
+	     int (*op)(int fd, void *arg), void *arg)
+{
+	int fd = attach(ctx, queue);
+
+	if (fd < 0)
+		return EX_ERR;
+	if (op(fd, arg) < 0) {
+		err_errno(errno, NULL);
+		close(fd);
+		return EX_ERR;
+	}
+	close(fd);
+	return EX_OK;
+}
+
+/* Pack @n command-line keys, each with priority @prio. */
+int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (kwq_recbuf_push_str(rb, keys[i], prio) < 0) {
+			if (errno == EINVAL)
+				err_usage("bad key '%s' (1..%d bytes)", keys[i],
+					  KWQ_KEY_LEN_MAX);
+			else
+				err_errno(errno, NULL);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Report a failed batch call: which key stopped it. */
+void batch_error(int e, char **keys, unsigned int nr, unsigned int done)
+{
+	if (done < nr)
+		err_errno(e, "key %s", keys[done]);
+	else
+		err_errno(e, NULL);
+}

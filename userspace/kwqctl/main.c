@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwqctl: command-line access to kwq queues through /dev/kwq. This file
+ * owns the command table, as git.c owns its builtins: a row names the
+ * command, its handler, its usage, its options and its --help. main()
+ * parses the global options and hands the rest to the handler.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kwqctl.h"
+
+static const struct cmd commands[] = {
+	{ .name = "create", .fn = cmd_create,
+	  .usage = "QUEUE [--limiter SPEC]... [--max-wait DUR] [--max-items N] [--mode OCTAL]",
+	  .desc = "Create a queue.\n",
+	  .opts = create_opts },
+	{ .name = "destroy", .fn = cmd_destroy, .usage = "QUEUE",
+	  .desc = "Destroy a queue.\n" },
+	{ .name = "list", .fn = cmd_list, .usage = "",
+	  .desc = "Print the queue names, one per line.\n" },
+	{ .name = "add", .fn = cmd_add,
+	  .usage = "QUEUE [--after DUR] [--priority N] KEY...",
+	  .desc = "Add keys (one batch).\n",
+	  .opts = add_opts },
+	{ .name = "add-rate-limited", .fn = cmd_add_rate_limited,
+	  .usage = "QUEUE KEY...",
+	  .desc = "Add keys with the delay of the queue's rate limiter; prints\n"
+		  "\"KEY DELAY\" per key (DELAY in the largest exact unit, 0 for none).\n" },
+	{ .name = "forget", .fn = cmd_forget, .usage = "QUEUE KEY...",
+	  .desc = "Clear the keys' rate limiter failure counts.\n" },
+	{ .name = "requeues", .fn = cmd_requeues, .usage = "QUEUE KEY",
+	  .desc = "Print the key's failure count.\n" },
+	{ .name = "remove", .fn = cmd_remove, .usage = "QUEUE KEY...",
+	  .desc = "Remove queued keys (ready or waiting) or cancel a pending requeue.\n" },
+	{ .name = "len", .fn = cmd_len, .usage = "QUEUE",
+	  .desc = "Print the number of ready keys.\n" },
+	{ .name = "get", .fn = cmd_get,
+	  .usage = "QUEUE [--timeout DUR] [-n COUNT]",
+	  .desc = "Take up to COUNT (default 1) ready keys and print one per line. They\n"
+		  "stay processing, detached from this process, until `kwqctl done`.\n",
+	  .opts = get_opts,
+	  .tail = "Exit status 3: nothing before the timeout; 4: shut down and empty.\n" },
+	{ .name = "done", .fn = cmd_done, .usage = "QUEUE KEY...",
+	  .desc = "Mark processing keys done (also keys another process got).\n" },
+	{ .name = "shutdown", .fn = cmd_shutdown, .usage = "QUEUE [--drain]",
+	  .desc = "Shut the queue down: no more adds, delayed keys dropped.\n",
+	  .opts = shutdown_opts },
+	{ .name = "stats", .fn = cmd_stats,
+	  .usage = "QUEUE [--json | --prometheus]",
+	  .desc = "Print the queue's counters as a table, JSON or Prometheus text.\n",
+	  .opts = stats_opts },
+	{ .name = "work", .fn = cmd_work,
+	  .usage = "QUEUE [-j N] [--max-retries N] -- CMD [ARG...]",
+	  .desc = "Process keys: run CMD with the key as its last argument and in\n"
+		  "KWQ_KEY. Exit 0: forget + done; else add-rate-limited + done, and\n"
+		  "after N failed retries forget + done with a message. Keys are leased:\n"
+		  "if kwqctl dies they go back to the queue. Returns 0 once the queue\n"
+		  "is shut down and drained.\n",
+	  .opts = work_opts, .passthrough = true },
+};
+
+/* The options before COMMAND, parsed as a command's are. */
+enum { GLOBAL_DEVICE, GLOBAL_NR_OPTS };
+
+static const struct cmd_opt global_opts[] = {
+	[GLOBAL_DEVICE] = { NULL, 'd', "DEVICE", NULL },
+	[GLOBAL_NR_OPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cmd global = {
+	.name = "", .usage = "COMMAND [ARG...]", .opts = global_opts,
+	.passthrough = true,
+};
+
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: kwqctl [-d DEVICE] COMMAND [ARG...]\n\n"
+		"  -d DEVICE   the kwq device (default " KWQ_DEFAULT_DEVICE ")\n\n"
+		"commands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  kwqctl %s %s\n", commands[i].name,
+			commands[i].usage);
+	fprintf(f, "\nDUR: an integer with ns, us, ms, s, m or h (0 allowed).\n"
+		"`kwqctl COMMAND --help` describes a command. Exit status: 0 ok,\n"
+		"1 error, 2 usage, 3 get timed out, 4 queue shut down and empty.\n");
+}
+
+static int global_opt(void *st, int opt, const char *val)
+{
+	struct cmd_ctx *ctx = st;
+
+	(void)opt;
+	ctx->device = val;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_ctx ctx = { KWQ_DEFAULT_DEVICE, NULL };
+	struct cmd_args a;
+	size_t c;
+	int ret;
+
+	ret = cmd_parse_global(&global, argc, argv, global_opt, &ctx, &a);
+	if (ret > 0)
+		print_usage(stdout);
+	if (ret)
+		return a.rc;
+	if (!a.nrest) {
+		print_usage(stderr);
+		return EX_USAGE;
+	}
+	for (c = 0; c < ARRAY_SIZE(commands); c++) {
+		if (strcmp(commands[c].name, a.rest[0]) == 0) {
+			ctx.cmd = &commands[c];
+			msg_set_command(ctx.cmd->name);
+			return ctx.cmd->fn(&ctx, a.nrest, a.rest);
+		}
+	}
+	err_usage("unknown command '%s'", a.rest[0]);
+	return EX_USAGE;
+}

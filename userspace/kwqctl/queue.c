@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwqctl: the commands on whole queues: create, destroy, list and
+ * shutdown.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kwqctl.h"
+
+enum {
+	CREATE_LIMITER, CREATE_MAX_WAIT, CREATE_MAX_ITEMS, CREATE_MODE,
+	CREATE_NR_OPTS
+};
+
+const struct cmd_opt create_opts[] = {
+	[CREATE_LIMITER] = { "limiter", 0, "SPEC",
+		"exponential:BASE:MAX, fastslow:FAST:SLOW:N,\n"
+		"bucket:QPS:BURST (QPS may be fractional, e.g. 0.5)\n"
+		"or default (exponential:5ms:1000s + bucket:10:100);\n"
+		"up to 4, combined as the max of their delays" },
+	[CREATE_MAX_WAIT] = { "max-wait", 0, "DUR",
+		"cap on rate-limited delays (default: none)" },
+	[CREATE_MAX_ITEMS] = { "max-items", 0, "N",
+		"most keys queued at once (default: no cap)" },
+	[CREATE_MODE] = { "mode", 0, "OCTAL",
+		"permission bits for opening it (default 0600)" },
+	[CREATE_NR_OPTS] = { NULL, 0, NULL, NULL },
+};
+
+#define SPECS "exponential:BASE:MAX, fastslow:FAST:SLOW:N, bucket:QPS:BURST or default"
+
+struct create_args {
+	struct kwq_queue_opts q;
+	int nr_spec;		/* --limiter options given */
+	bool default_only;	/* the first was "default" */
+};
+
+static int create_opt(void *st, int opt, const char *val)
+{
+	struct create_args *c = st;
+	unsigned long mode;
+	unsigned int v;
+	uint64_t ns;
+	char *end;
+
+	switch (opt) {
+	case CREATE_LIMITER:
+		c->nr_spec++;
+		c->default_only = c->nr_spec == 1 && strcmp(val, "default") == 0;
+		if (kwq_parse_limiter(val, &c->q) == 0)
+			return 0;
+		if (errno == E2BIG)
+			err_usage("at most %d limiters ('default' counts as 2)",
+				  KWQ_LIMITS_MAX);
+		else
+			err_usage("bad limiter SPEC '%s' (%s)", val, SPECS);
+		return -1;
+	case CREATE_MAX_WAIT:
+		if (parse_dur_opt("--max-wait", val, &ns))
+			return -1;
+		c->q.max_wait_ns = ns;
+		return 0;
+	case CREATE_MAX_ITEMS:
+		if (parse_u32(val, UINT32_MAX, &v)) {
+			err_usage("bad --max-items '%s'", val);
+			return -1;
+		}
+		c->q.max_items = v;
+		return 0;
+	case CREATE_MODE:
+		errno = 0;
+		mode = strtoul(val, &end, 8);
+		if (!*val || *end || errno || mode > 0777 || *val == '-') {
+			err_usage("bad --mode '%s' (octal, 0..0777)", val);
+			return -1;
+		}
+		c->q.mode = (unsigned int)mode;
+		return 0;
+	}
+	return -1;
+}
+
+/* Create (@opts) or destroy (@opts NULL) the queue named by pos[0]. */
+static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
+			     const struct kwq_queue_opts *opts)
+{
+	int fd = open_dev(ctx);
+
+	if (fd < 0)
+		return EX_ERR;
+	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0) {
+		err_errno(errno, "queue %s", queue);
+		return EX_ERR;
+	}
+	close(fd);
+	return EX_OK;
+}
+
+int cmd_create(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct create_args c = { 0 };
+	struct cmd_args a;
+
+	if (cmd_parse(ctx, argc, argv, create_opt, &c, &a))
+		return a.rc;
+	/* A lone "default" leaves the choice to the kernel (nr_limits 0). */
+	if (c.default_only && c.nr_spec == 1)
+		c.q.nr_limits = 0;
+	return create_or_destroy(ctx, a.pos[0], &c.q);
+}
+
+int cmd_destroy(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct cmd_args a;
+
+	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
+		return a.rc;
+	return create_or_destroy(ctx, a.pos[0], NULL);
+}
+
+int cmd_list(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char (*names)[KWQ_NAME_LEN] = NULL;
+	unsigned int cap = 64;
+	struct cmd_args a;
+	int fd, n, i;
+
+	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
+		return a.rc;
+	fd = open_dev(ctx);
+	if (fd < 0)
+		return EX_ERR;
+	for (;;) {
+		free(names);
+		names = calloc(cap, KWQ_NAME_LEN);
+		if (!names) {
+			err_errno(errno, NULL);
+			return EX_ERR;
+		}
+		n = kwq_list(fd, names, cap);
+		if (n < 0) {
+			err_errno(errno, NULL);
+			return EX_ERR;
+		}
+		if ((unsigned int)n <= cap)
+			break;
+		cap = (unsigned int)n + 16;
+	}
+	for (i = 0; i < n; i++)
+		printf("%.*s\n", KWQ_NAME_LEN, names[i]);
+	free(names);
+	close(fd);
+	return EX_OK;
+}
+
+enum { SHUTDOWN_DRAIN, SHUTDOWN_NR_OPTS };
+
+const struct cmd_opt shutdown_opts[] = {
+	[SHUTDOWN_DRAIN] = { "drain", 0, NULL,
+		"wait until nothing is ready or processing" },
+	[SHUTDOWN_NR_OPTS] = { NULL, 0, NULL, NULL },
+};
+
+static int shutdown_opt(void *st, int opt, const char *val)
+{
+	unsigned int *flags = st;
+
+	(void)opt;
+	(void)val;
+	*flags = KWQ_SHUTDOWN_DRAIN;
+	return 0;
+}
+
+static int shutdown_op(int fd, void *flags)
+{
+	return kwq_shutdown(fd, *(unsigned int *)flags);
+}
+
+int cmd_shutdown(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	unsigned int flags = 0;
+	struct cmd_args a;
+
+	if (cmd_parse(ctx, argc, argv, shutdown_opt, &flags, &a))
+		return a.rc;
+	return on_queue(ctx, a.pos[0], shutdown_op, &flags);
+}
