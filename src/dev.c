@@ -83,6 +83,7 @@
 
 #include "compat.h"
 #include "kwq_internal.h"
+#include "stats.h"
 
 static unsigned int max_queues_per_user = 64;
 module_param(max_queues_per_user, uint, 0644);
@@ -1422,22 +1423,12 @@ static int kwq_ioc_shutdown(struct kwq_file *kf, unsigned int cmd,
 	return kwq_uq_err(uq, ret);
 }
 
-static void kwq_hist_to_user(struct kwq_stats_hist *dst,
-			     const struct kwq_histogram *src)
-{
-	memcpy(dst->le, src->le, sizeof(dst->le));
-	dst->count = src->count;
-	dst->sum_ns = src->sum_ns;
-}
-
 static int kwq_ioc_stats(struct kwq_file *kf, unsigned int cmd,
 			 unsigned long arg)
 {
-	struct kwq_stats_args a = {};
-	struct kwq_stats st;
+	struct kwq_stats_args a;
 	struct kwq_uq *uq;
 	size_t usize;
-	unsigned int i;
 	int ret;
 
 	uq = kwq_file_uq(kf);
@@ -1447,30 +1438,9 @@ static int kwq_ioc_stats(struct kwq_file *kf, unsigned int cmd,
 	usize = _IOC_SIZE(cmd);
 	if (usize < KWQ_STATS_ARGS_SIZE_VER1)
 		return -EINVAL;
-	ret = kwq_get_stats(uq->q, &st);
+	ret = kwq_get_stats_args(uq->q, &a);
 	if (ret)
 		return kwq_uq_err(uq, ret);
-	a.len = st.depth;
-	a.waiting = st.waiting;
-	a.processing = st.processing;
-	a.adds_total = st.adds_total;
-	a.retries_total = st.retries_total;
-	a.dropped_at_shutdown = st.dropped_at_shutdown;
-	a.lease_returns = st.lease_returns;
-	a.failure_records = st.failure_records;
-	a.shutting_down = st.shutting_down;
-	a.depth = st.workqueue_depth;
-	a.failure_records_evicted = st.failure_records_evicted;
-	a.unfinished_work_ns = st.unfinished_work_ns;
-	a.longest_running_ns = st.longest_running_ns;
-	kwq_hist_to_user(&a.queue_duration, &st.queue_duration);
-	kwq_hist_to_user(&a.work_duration, &st.work_duration);
-	a.nr_prios = st.nr_prio_levels;
-	for (i = 0; i < st.nr_prio_levels; i++) {
-		a.prios[i].priority = st.prio_depth[i].priority;
-		a.prios[i].depth = st.prio_depth[i].depth;
-	}
-	a.prios_other = st.prio_depth_other;
 	if (kwq_copy_args_out(arg, &a, min(usize, sizeof(a))))
 		return -EFAULT;
 	/* A newer, larger struct: fields we do not know read as zero. */

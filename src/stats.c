@@ -15,6 +15,7 @@
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <uapi/linux/kwq.h>
 
 #include "stats.h"
 
@@ -108,3 +109,46 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kwq_get_stats);
+
+static void kwq_hist_to_args(struct kwq_stats_hist *dst,
+			     const struct kwq_histogram *src)
+{
+	memcpy(dst->le, src->le, sizeof(dst->le));
+	dst->count = src->count;
+	dst->sum_ns = src->sum_ns;
+}
+
+/* For dev.c and metrics.c: see stats.h. */
+int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a)
+{
+	struct kwq_stats st;
+	unsigned int i;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	ret = kwq_get_stats(q, &st);
+	if (ret)
+		return ret;
+	a->len = st.depth;
+	a->waiting = st.waiting;
+	a->processing = st.processing;
+	a->adds_total = st.adds_total;
+	a->retries_total = st.retries_total;
+	a->dropped_at_shutdown = st.dropped_at_shutdown;
+	a->lease_returns = st.lease_returns;
+	a->failure_records = st.failure_records;
+	a->shutting_down = st.shutting_down;
+	a->depth = st.workqueue_depth;
+	a->failure_records_evicted = st.failure_records_evicted;
+	a->unfinished_work_ns = st.unfinished_work_ns;
+	a->longest_running_ns = st.longest_running_ns;
+	kwq_hist_to_args(&a->queue_duration, &st.queue_duration);
+	kwq_hist_to_args(&a->work_duration, &st.work_duration);
+	a->nr_prios = st.nr_prio_levels;
+	for (i = 0; i < st.nr_prio_levels; i++) {
+		a->prios[i].priority = st.prio_depth[i].priority;
+		a->prios[i].depth = st.prio_depth[i].depth;
+	}
+	a->prios_other = st.prio_depth_other;
+	return 0;
+}

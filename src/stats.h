@@ -40,4 +40,11 @@ static inline void kwq_hist_unobserve(struct kwq_hist *h, u64 ns)
 
 void kwq_hist_init(void);
 
+struct kwq_stats_args;
+/*
+ * kwq_get_stats() in the STATS ioctl's struct, the one form both the
+ * ioctl and the debugfs metrics file (include/kwq/metrics.h) read.
+ */
+int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a);
+
 #endif /* _KWQ_STATS_H */

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kwqctl: stats, the queue's counters as a table, one line of JSON or
- * Prometheus text (the queue's debugfs metrics file, byte for byte).
+ * Prometheus text (the queue's debugfs metrics file, byte for byte: both
+ * come from include/kwq/metrics.h, through libkwq).
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "kwq/metrics.h"
 #include "kwqctl.h"
 
 static const struct stat_field {
@@ -34,122 +37,18 @@ static const struct stat_field {
 #define NFIELDS ARRAY_SIZE(stat_fields)
 #define FIELD(st, f) (*(const __u64 *)((const char *)(st) + (f)->off))
 
-/* Histogram bounds as client_golang prints them (10^(i+1) ns). */
-static const char *const hist_le[KWQ_STATS_BUCKETS] = {
-	"1e-08", "1e-07", "1e-06", "1e-05", "0.0001",
-	"0.001", "0.01", "0.1", "1", "10",
-};
+/* kwq_metrics_seconds()'s printer (include/kwq/metrics.h): stdout. */
+static void out(void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-/* Nanoseconds as seconds, exactly, without trailing zeroes. */
-static void print_seconds(uint64_t ns)
+static void out(void *ctx, const char *fmt, ...)
 {
-	unsigned int frac = (unsigned int)(ns % 1000000000u);
-	int width = 9;
+	va_list args;
 
-	if (!frac) {
-		printf("%" PRIu64 "\n", ns / 1000000000u);
-		return;
-	}
-	while (!(frac % 10)) {
-		frac /= 10;
-		width--;
-	}
-	printf("%" PRIu64 ".%0*u\n", ns / 1000000000u, width, frac);
-}
-
-static void prom_head(const char *metric, const char *type, const char *help)
-{
-	printf("# HELP %s %s\n# TYPE %s %s\n", metric, help, metric, type);
-}
-
-static void prom_u64(const char *q, const char *metric, const char *type,
-		     const char *help, uint64_t val)
-{
-	prom_head(metric, type, help);
-	printf("%s{name=\"%s\"} %" PRIu64 "\n", metric, q, val);
-}
-
-static void prom_secs(const char *q, const char *metric, const char *help,
-		      uint64_t ns)
-{
-	prom_head(metric, "gauge", help);
-	printf("%s{name=\"%s\"} ", metric, q);
-	print_seconds(ns);
-}
-
-static void prom_hist(const char *q, const char *metric, const char *help,
-		      const struct kwq_stats_hist *h)
-{
-	int i;
-
-	prom_head(metric, "histogram", help);
-	for (i = 0; i < KWQ_STATS_BUCKETS; i++)
-		printf("%s_bucket{name=\"%s\",le=\"%s\"} %llu\n", metric, q,
-		       hist_le[i], (unsigned long long)h->le[i]);
-	printf("%s_bucket{name=\"%s\",le=\"+Inf\"} %llu\n", metric, q,
-	       (unsigned long long)h->count);
-	printf("%s_sum{name=\"%s\"} ", metric, q);
-	print_seconds(h->sum_ns);
-	printf("%s_count{name=\"%s\"} %llu\n", metric, q,
-	       (unsigned long long)h->count);
-}
-
-/*
- * The text of the queue's debugfs metrics file (kwq/ipc:INUM/QUEUE/metrics
- * for a /dev/kwq queue), byte for byte: keep in step with
- * kwq_metrics_show() in src/metrics.c.
- */
-static void print_prometheus(const char *q, const struct kwq_stats_args *st)
-{
-	unsigned int i;
-
-	prom_u64(q, "workqueue_depth", "gauge", "Current depth of workqueue",
-		 st->depth);
-	prom_u64(q, "workqueue_adds_total", "counter",
-		 "Total number of adds handled by workqueue", st->adds_total);
-	prom_hist(q, "workqueue_queue_duration_seconds",
-		  "How long in seconds an item stays in workqueue before being requested.",
-		  &st->queue_duration);
-	prom_hist(q, "workqueue_work_duration_seconds",
-		  "How long in seconds processing an item from workqueue takes.",
-		  &st->work_duration);
-	prom_secs(q, "workqueue_unfinished_work_seconds",
-		  "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
-		  st->unfinished_work_ns);
-	prom_secs(q, "workqueue_longest_running_processor_seconds",
-		  "How many seconds has the longest running processor for workqueue been running.",
-		  st->longest_running_ns);
-	prom_u64(q, "workqueue_retries_total", "counter",
-		 "Total number of retries handled by workqueue",
-		 st->retries_total);
-	prom_u64(q, "kwq_ready", "gauge",
-		 "Keys ready to be handed out (client-go Len)", st->len);
-	prom_u64(q, "kwq_waiting_depth", "gauge",
-		 "Keys waiting for a delay to pass", st->waiting);
-	prom_u64(q, "kwq_processing", "gauge",
-		 "Keys handed out and not yet done", st->processing);
-	prom_u64(q, "kwq_dropped_at_shutdown_total", "counter",
-		 "Delayed keys dropped by shutdown", st->dropped_at_shutdown);
-	prom_u64(q, "kwq_lease_returns_total", "counter",
-		 "Processing keys put back because their holder went away",
-		 st->lease_returns);
-	prom_u64(q, "kwq_failure_records", "gauge",
-		 "Keys with a non-zero rate limiter failure count",
-		 st->failure_records);
-	prom_u64(q, "kwq_failure_records_evicted_total", "counter",
-		 "Idle failure records forgotten to honour the bound",
-		 st->failure_records_evicted);
-	prom_head("kwq_priority_depth", "gauge",
-		  "Ready keys of the highest priority levels; other: the rest");
-	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
-		printf("kwq_priority_depth{name=\"%s\",priority=\"%d\"} %llu\n",
-		       q, st->prios[i].priority,
-		       (unsigned long long)st->prios[i].depth);
-	if (st->prios_other)
-		printf("kwq_priority_depth{name=\"%s\",priority=\"other\"} %llu\n",
-		       q, (unsigned long long)st->prios_other);
-	prom_u64(q, "kwq_shutting_down", "gauge",
-		 "1 once the queue was shut down", st->shutting_down);
+	(void)ctx;
+	va_start(args, fmt);
+	vprintf(fmt, args);
+	va_end(args);
 }
 
 static void print_json_hist(const char *name, const struct kwq_stats_hist *h)
@@ -189,9 +88,9 @@ static void print_table_hist(const char *name, const struct kwq_stats_hist *h)
 	int i;
 
 	printf("%-24s count %llu, sum ", name, (unsigned long long)h->count);
-	print_seconds(h->sum_ns);
+	kwq_metrics_seconds(out, NULL, h->sum_ns);
 	for (i = 0; i < KWQ_STATS_BUCKETS; i++)
-		printf("%-24s le %-6s %llu\n", "", hist_le[i],
+		printf("%-24s le %-6s %llu\n", "", kwq_metrics_le[i],
 		       (unsigned long long)h->le[i]);
 }
 
@@ -258,7 +157,7 @@ int cmd_stats(const struct cmd_ctx *ctx, int argc, char **argv)
 		print_json(a.pos[0], &st);
 		break;
 	case STATS_PROMETHEUS:
-		print_prometheus(a.pos[0], &st);
+		kwq_stats_prometheus(stdout, a.pos[0], &st);
 		break;
 	default:
 		print_table(a.pos[0], &st);

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/kwq.h>
 
 #ifdef __cplusplus
@@ -66,6 +67,13 @@ int kwq_shutdown(int fd, unsigned int flags);
 /* Ready keys of the attached queue (client-go Len). */
 int kwq_len(int fd, uint64_t *len);
 int kwq_stats(int fd, struct kwq_stats_args *stats);
+/*
+ * Write @stats of queue @queue to @f as Prometheus text: the queue's
+ * debugfs metrics file, byte for byte (one table of metrics serves both).
+ * Returns 0, or -1 with errno if writing to @f failed.
+ */
+int kwq_stats_prometheus(FILE *f, const char *queue,
+			 const struct kwq_stats_args *stats);
 
 /* --- record buffers --------------------------------------------------- */
 
