@@ -1054,6 +1054,26 @@ static void run_scen(const struct scen *sc)
 	free(s);
 }
 
+/*
+ * 1 if the queue @name has its metrics in debugfs, in the directory of
+ * this IPC namespace: kwq/ipc:<inum>/<name>/metrics.
+ */
+static int has_metrics(const char *name)
+{
+	char link[64], path[160];
+	struct stat sb;
+	ssize_t n;
+
+	n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	/* "ipc:[4026531839]" */
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kwq/ipc:%lu/%s/metrics",
+		 strtoul(link + 5, NULL, 10), name);
+	return stat(path, &sb) == 0;
+}
+
 /* Queues named @prefix in this IPC namespace (LIST). */
 static int count_queues(int fd)
 {
@@ -1110,6 +1130,9 @@ static void run_lifecycle(void)
 	}
 	ktap_check(!bad, "open(/dev/kwq): ENOMEM or a working fd", "%s", why);
 
+	/* Each section on its own: a failure above does not stop it. */
+	bad = 0;
+	why[0] = '\0';
 	/* CREATE */
 	for (n = 1; n <= MAX_STEPS && !bad; n++) {
 		fd = kt_dev();
@@ -1145,6 +1168,23 @@ static void run_lifecycle(void)
 				 "usable", n);
 			bad = 1;
 		}
+		/*
+		 * The queue itself may lack its debugfs metrics (best
+		 * effort), but not the next one of the namespace: a failed
+		 * allocation must not lose the namespace's directory.
+		 */
+		if (!bad) {
+			char n2[KWQ_NAME_LEN];
+			int f3 = kt_queue("fnth-create2", NULL, n2);
+
+			if (!has_metrics(n2)) {
+				snprintf(why, sizeof(why), "CREATE N=%u: the "
+					 "next queue has no debugfs metrics", n);
+				bad = 1;
+			}
+			kwq_destroy(f3, n2);
+			close(f3);
+		}
 		kwq_destroy(ctl, ca.name);
 		close(fd);
 		if (!inj)
@@ -1154,6 +1194,9 @@ static void run_lifecycle(void)
 	ktap_check(!bad, "CREATE: ENOMEM with nothing published, or a queue",
 		   "%s", why);
 
+	/* Each section on its own: a failure above does not stop it. */
+	bad = 0;
+	why[0] = '\0';
 	/* OPEN and DESTROY of a queue with a key */
 	fd = kt_queue("fnth-q", NULL, qname);
 	kt_add(fd, "x");
@@ -1187,6 +1230,9 @@ static void run_lifecycle(void)
 	}
 	ktap_check(!bad, "OPEN: ENOMEM unattached, or attached", "%s", why);
 
+	/* Each section on its own: a failure above does not stop it. */
+	bad = 0;
+	why[0] = '\0';
 	for (n = 1; n <= MAX_STEPS && !bad; n++) {
 		before = count_queues(ctl);
 		inj = armed_ioctl(ctl, KWQ_IOC_DESTROY, &oa, n, &err);
