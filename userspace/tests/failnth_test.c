@@ -1090,7 +1090,7 @@ static void run_lifecycle(void)
 	char qname[KWQ_NAME_LEN], why[200] = "";
 	struct kwq_create_args ca;
 	struct kwq_open_args oa;
-	unsigned int n, nc = 0, no = 0, nd = 0, nf = 0;
+	unsigned int n, nc = 0, no = 0, nd = 0, nf = 0, all = 0;
 	int ctl, fd, err = 0, inj = 0, before, bad = 0, left;
 	uint64_t len;
 
@@ -1133,12 +1133,14 @@ static void run_lifecycle(void)
 	/* Each section on its own: a failure above does not stop it. */
 	bad = 0;
 	why[0] = '\0';
-	/* CREATE */
+	/* CREATE; the last step (N=0 below) fails every allocation */
 	for (n = 1; n <= MAX_STEPS && !bad; n++) {
 		fd = kt_dev();
 		before = count_queues(ctl);
 		memset(&ca, 0, sizeof(ca));
 		kt_name(ca.name, "fnth-create");
+		if (all)
+			n = 0;
 		inj = armed_ioctl(fd, KWQ_IOC_CREATE, &ca, n, &err);
 		if (err && (err != ENOMEM || !inj)) {
 			snprintf(why, sizeof(why), "CREATE N=%u: %s", n,
@@ -1187,8 +1189,13 @@ static void run_lifecycle(void)
 		}
 		kwq_destroy(ctl, ca.name);
 		close(fd);
-		if (!inj)
+		if (all)
 			break;
+		if (!inj) {
+			all = 1;
+			n = nc + 1;
+			continue;
+		}
 		nc++;
 	}
 	ktap_check(!bad, "CREATE: ENOMEM with nothing published, or a queue",
