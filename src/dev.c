@@ -247,9 +247,13 @@ static void kwq_ns_debugfs_add(struct kwq_ns *ns, struct kwq *q)
 	char dir[24];
 
 	lockdep_assert_held(&kwq_uq_lock);
-	if (!ns->debugfs) {
+	/*
+	 * An ERR_PTR (no debugfs) is kept: children fail quietly. Not one of
+	 * -ENOMEM: that was this moment's, and the next queue tries again,
+	 * or the namespace's queues would have no metrics while it lives.
+	 */
+	if (!ns->debugfs || PTR_ERR_OR_ZERO(ns->debugfs) == -ENOMEM) {
 		snprintf(dir, sizeof(dir), "ipc:%u", ns->ipc ? ns->ipc->ns.inum : 0);
-		/* An ERR_PTR (no debugfs) is kept: children fail quietly. */
 		ns->debugfs = kwq_debugfs_dir(dir);
 	}
 	kwq_debugfs_add(q, ns->debugfs);

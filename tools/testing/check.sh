@@ -81,6 +81,12 @@ else
 fi
 user_files=()
 user_plan=
+debug_user_plan=
+# Suites that need the debug kernel's options and are in its plan alone,
+# not skipped elsewhere: failnth needs fail-nth, failslab and
+# fail_page_alloc (CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAILSLAB,
+# CONFIG_FAIL_PAGE_ALLOC), which stock Debian kernels lack.
+debug_only=" failnth "
 # Helper programs (kwqctl, ...) go to /usr/bin; each *_test is one test.
 for t in "$KWQ_OUT"/user/bin/*; do
 	[ -f "$t" ] && user_files+=("$t=/usr/bin/$(basename "$t")")
@@ -88,19 +94,30 @@ done
 for t in "$KWQ_OUT"/user/*_test; do
 	[ -x "$t" ] || continue
 	user_files+=("$t=/kwq/tests/$(basename "$t")")
-	user_plan+="user_test $(basename "$t" _test) /kwq/tests/$(basename "$t")"$'\n'
+	line="user_test $(basename "$t" _test) /kwq/tests/$(basename "$t")"$'\n'
+	if [[ "$debug_only" == *" $(basename "$t" _test) "* ]]; then
+		debug_user_plan+=$line
+	else
+		user_plan+=$line
+	fi
 done
 
-# plan WITH_KUNIT: the VM plan for one kernel.
+# plan WITH_KUNIT [debug]: the VM plan for one kernel; "debug" (the debug
+# kernel alone) adds the debug-only userspace suites.
 plan() {
 	echo "load_module /kwq/kwq.ko"
 	echo 'expect "/dev/kwq is a character device" test -c /dev/kwq'
-	[ "$1" = yes ] && echo "kunit_module /kwq/kwq_test.ko"
+	if [ "$1" = yes ]; then
+		# The suite kwq_fault drives fail-nth (init.sh: fault_attrs).
+		echo 'expect "fault attributes: fail-nth decides" fault_attrs'
+		echo "kunit_module /kwq/kwq_test.ko"
+	fi
 	# The example consumer reports at unload whether every key completed.
 	echo "load_module /kwq/kwq_example.ko"
 	echo "unload_module kwq_example"
 	echo "expect \"example consumer completed every key once\" sh -c 'dmesg | grep -q \"kwq_example: PASS:\"'"
 	printf '%s' "$user_plan"
+	[ "${2:-}" = debug ] && printf '%s' "$debug_user_plan"
 	echo "unload_module kwq"
 }
 
@@ -184,7 +201,7 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 	run_check "Documentation/map.svg is the call graph" \
 		cmp "$KWQ_OUT/map.svg" "$KWQ_ROOT/Documentation/map.svg"
 	if [ -f "$KWQ_OUT/mod-debug/kwq_test.ko" ]; then
-		plan yes >"$KWQ_OUT/plan-debug"
+		plan yes debug >"$KWQ_OUT/plan-debug"
 		# About 5 min alone on 2 cores; the timeout only catches a
 		# hang, and another VM on the machine can double the time.
 		vm_run debug "$kdebug/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug" 1200 \

@@ -98,6 +98,25 @@ user_test() {
 	fi
 }
 
+# fault_attrs: let /proc/<pid>/fail-nth alone decide which allocation
+# fails (the KUnit suite kwq_fault and failnth_test use it): no random
+# failures, no console dumps, sleeping allocations and order-0 pages
+# failable too. failslab must exist; fail_page_alloc only where the
+# kernel has it (the debug kernel).
+fault_attrs() {
+	local d=/sys/kernel/debug
+	[ -d $d/failslab ] || { echo "no $d/failslab"; return 1; }
+	for a in failslab fail_page_alloc; do
+		[ -d $d/$a ] || continue
+		echo 0 >$d/$a/probability && echo 0 >$d/$a/verbose &&
+			echo N >$d/$a/task-filter &&
+			echo N >$d/$a/ignore-gfp-wait || return 1
+	done
+	[ -d $d/fail_page_alloc ] || return 0
+	echo N >$d/fail_page_alloc/ignore-gfp-highmem &&
+		echo 0 >$d/fail_page_alloc/min-order
+}
+
 # expect NAME CMD...: a shell check as one step.
 expect() {
 	local name=$1 out
