@@ -11,6 +11,13 @@
  * namespace it is in at the call. A kernel queue enters one of these
  * namespaces only when its module publishes it (kwq_publish()).
  *
+ * ioctls: one table (kwq_ioctls[]) names each number's handler and what
+ * kwq_dev_ioctl() does before calling it: check the number's direction
+ * (and, for an unversioned argument, its size), find the attached queue
+ * and copy the argument struct in (kwq_copy_args(): the struct's version
+ * is its size). Handlers contain only their operation and write back
+ * what they answer.
+ *
  * Objects:
  *  - struct kwq_ns: the listed queues of one IPC namespace. It holds a
  *    reference to the namespace and exists while it lists a queue, so a
@@ -72,6 +79,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -520,28 +528,48 @@ static void kwq_attach(struct kwq_file *kf, struct kwq_uq *uq)
 	smp_store_release(&kf->uq, uq);
 }
 
-static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
-			  unsigned long arg)
+/*
+ * What kwq_dev_ioctl() hands every handler: the file, its queue if the
+ * ioctl needs one (KWQ_IOCF_QUEUE, the file attached), and the argument
+ * struct copied in (KWQ_IOCF_IN; its version checked). A handler holds
+ * only its own operation and writes back what it answers.
+ */
+struct kwq_ioc {
+	struct file *file;
+	struct kwq_file *kf;
+	struct kwq_uq *uq;
+	unsigned int cmd;
+	unsigned long arg;
+	union {
+		struct kwq_create_args create;
+		struct kwq_open_args open;
+		struct kwq_list_args list;
+		struct kwq_keys_args keys;
+		struct kwq_get_args get;
+		struct kwq_done_get_args done_get;
+		struct kwq_key_args key;
+		struct kwq_shutdown_args shutdown;
+	} a;
+};
+
+static int kwq_ioc_create(struct kwq_ioc *c)
 {
 	struct kwq_user *user = NULL, *u;
-	struct kwq_create_args a;
+	struct kwq_create_args *a = &c->a.create;
 	struct kwq_config cfg = {};
 	struct kwq_uq *uq;
 	struct kwq_ns *ns;
 	struct kwq *q;
 	int ret;
 
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (!kwq_name_terminated(a.name) || a.flags || a.mode & ~0777 ||
-	    a.max_items > max_items_per_queue)
+	if (!kwq_name_terminated(a->name) || a->flags || a->mode & ~0777 ||
+	    a->max_items > max_items_per_queue)
 		return -EINVAL;
-	ret = kwq_limits_from_user(&cfg, &a);
+	ret = kwq_limits_from_user(&cfg, a);
 	if (ret)
 		return ret;
-	cfg.max_wait_ns = a.max_wait_ns;
-	cfg.max_items = a.max_items ?: max_items_per_queue;
+	cfg.max_wait_ns = a->max_wait_ns;
+	cfg.max_items = a->max_items ?: max_items_per_queue;
 	/* Keys to the adding task's memcg, the queue to its creator's. */
 	cfg.flags = KWQ_CONFIG_CHARGE_CALLER;
 
@@ -551,11 +579,11 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 	refcount_set(&uq->ref, 2);	/* the list's and this file's */
 	uq->uid = current_euid();
 	uq->gid = current_egid();
-	uq->mode = a.mode ?: 0600;
+	uq->mode = a->mode ?: 0600;
 
-	mutex_lock(&kf->attach_lock);
+	mutex_lock(&c->kf->attach_lock);
 	ret = -EISCONN;
-	if (kf->uq)
+	if (c->kf->uq)
 		goto out_unlock_file;
 	mutex_lock(&kwq_uq_lock);
 	ret = -ENOMEM;
@@ -563,7 +591,7 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 	if (!ns)
 		goto out_unlock;
 	ret = -EEXIST;
-	if (kwq_ns_lookup(ns, a.name))
+	if (kwq_ns_lookup(ns, a->name))
 		goto out_ns;
 	/* Limits per user: queues, and bytes through a budget. */
 	if (!capable(CAP_SYS_ADMIN)) {
@@ -576,7 +604,7 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 			if (u->nr_queues >= max_queues_per_user)
 				goto out_user;
 	}
-	q = kwq_create_anon(a.name, &cfg, user ? &user->budget : NULL);
+	q = kwq_create_anon(a->name, &cfg, user ? &user->budget : NULL);
 	ret = PTR_ERR_OR_ZERO(q);
 	if (ret)
 		goto out_user;
@@ -591,8 +619,8 @@ static int kwq_ioc_create(struct kwq_file *kf, unsigned int cmd,
 	/* The queue holds its own budget reference: not the last one. */
 	kwq_user_put_locked(user);
 	mutex_unlock(&kwq_uq_lock);
-	kwq_attach(kf, uq);
-	mutex_unlock(&kf->attach_lock);
+	kwq_attach(c->kf, uq);
+	mutex_unlock(&c->kf->attach_lock);
 	return 0;
 
 out_user:
@@ -602,30 +630,26 @@ out_ns:
 out_unlock:
 	mutex_unlock(&kwq_uq_lock);
 out_unlock_file:
-	mutex_unlock(&kf->attach_lock);
+	mutex_unlock(&c->kf->attach_lock);
 	kfree(uq);
 	return ret;
 }
 
-static int kwq_ioc_open(struct kwq_file *kf, unsigned int cmd,
-			unsigned long arg)
+static int kwq_ioc_open(struct kwq_ioc *c)
 {
-	struct kwq_open_args a;
+	struct kwq_open_args *a = &c->a.open;
 	struct kwq_uq *uq;
 	int ret;
 
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (!kwq_name_terminated(a.name) || a.flags || a.pad)
+	if (!kwq_name_terminated(a->name) || a->flags || a->pad)
 		return -EINVAL;
 
-	mutex_lock(&kf->attach_lock);
+	mutex_lock(&c->kf->attach_lock);
 	ret = -EISCONN;
-	if (kf->uq)
+	if (c->kf->uq)
 		goto out;
 	mutex_lock(&kwq_uq_lock);
-	uq = kwq_uq_find(a.name);
+	uq = kwq_uq_find(a->name);
 	if (!uq)
 		ret = -ENOENT;
 	else if (!kwq_uq_may_open(uq))
@@ -636,26 +660,23 @@ static int kwq_ioc_open(struct kwq_file *kf, unsigned int cmd,
 		refcount_inc(&uq->ref);
 	mutex_unlock(&kwq_uq_lock);
 	if (!ret)
-		kwq_attach(kf, uq);
+		kwq_attach(c->kf, uq);
 out:
-	mutex_unlock(&kf->attach_lock);
+	mutex_unlock(&c->kf->attach_lock);
 	return ret;
 }
 
-static int kwq_ioc_destroy(unsigned int cmd, unsigned long arg)
+static int kwq_ioc_destroy(struct kwq_ioc *c)
 {
-	struct kwq_open_args a;
+	struct kwq_open_args *a = &c->a.open;
 	struct kwq_uq *uq;
 	int ret;
 
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (!kwq_name_terminated(a.name) || a.flags || a.pad)
+	if (!kwq_name_terminated(a->name) || a->flags || a->pad)
 		return -EINVAL;
 
 	mutex_lock(&kwq_uq_lock);
-	uq = kwq_uq_find(a.name);
+	uq = kwq_uq_find(a->name);
 	if (!uq)
 		ret = -ENOENT;
 	/* A published queue belongs to its module: only it destroys it. */
@@ -694,17 +715,14 @@ static u32 kwq_list_names(char *buf, u32 slots)
 	return n;
 }
 
-static int kwq_ioc_list(unsigned int cmd, unsigned long arg)
+static int kwq_ioc_list(struct kwq_ioc *c)
 {
-	struct kwq_list_args a;
+	struct kwq_list_args *a = &c->a.list;
 	u32 n, slots;
 	char *buf;
 	int ret;
 
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (a.capacity && !a.names)
+	if (a->capacity && !a->names)
 		return -EINVAL;
 
 	/*
@@ -716,21 +734,21 @@ static int kwq_ioc_list(unsigned int cmd, unsigned long arg)
 	mutex_lock(&kwq_uq_lock);
 	n = kwq_list_names(NULL, 0);
 	mutex_unlock(&kwq_uq_lock);
-	slots = min(n, a.capacity);
+	slots = min(n, a->capacity);
 	buf = kvcalloc(slots ?: 1, KWQ_NAME_LEN, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	mutex_lock(&kwq_uq_lock);
 	n = kwq_list_names(buf, slots);
 	mutex_unlock(&kwq_uq_lock);
-	if (copy_to_user(u64_to_user_ptr(a.names), buf,
+	if (copy_to_user(u64_to_user_ptr(a->names), buf,
 			 (size_t)min(n, slots) * KWQ_NAME_LEN))
 		ret = -EFAULT;
 	kvfree(buf);
 	if (ret)
 		return ret;
-	a.count = n;
-	return kwq_copy_args_out(arg, &a, sizeof(a));
+	a->count = n;
+	return kwq_copy_args_out(c->arg, a, sizeof(*a));
 }
 
 int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts)
@@ -980,8 +998,7 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	return ret;
 }
 
-static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
-			unsigned int cmd, unsigned long arg)
+static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 {
 	/*
 	 * New keys' nodes are allocated before the queue lock: the memcg
@@ -990,63 +1007,76 @@ static int kwq_ioc_keys(struct kwq_file *kf, enum kwq_keys_op op,
 	struct kwq_batch_opts opts = {
 		.gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL,
 	};
-	struct kwq_keys_args __user *uarg = (void __user *)arg;
+	struct kwq_keys_args __user *uarg = (void __user *)c->arg;
 	u64 __user *udelays = NULL;
 	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
-	struct kwq_keys_args a;
-	struct kwq_uq *uq;
+	struct kwq_keys_args *a = &c->a.keys;
 	u64 *delays = NULL;
 	u8 *buf;
 	int ret;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (a.pad || a.pad2)
+	if (a->pad || a->pad2)
 		return -EINVAL;
 	if (op == KWQ_OP_ADD) {
-		if (a.flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
-		    a.flags == (KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
-		    (!(a.flags & KWQ_ADD_AFTER) && a.after_ns) ||
-		    (!(a.flags & KWQ_ADD_RATE_LIMITED) && a.delays))
+		if (a->flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
+		    a->flags == (KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
+		    (!(a->flags & KWQ_ADD_AFTER) && a->after_ns) ||
+		    (!(a->flags & KWQ_ADD_RATE_LIMITED) && a->delays))
 			return -EINVAL;
-	} else if (a.flags || a.after_ns || a.delays) {
+	} else if (a->flags || a->after_ns || a->delays) {
 		return -EINVAL;
 	}
 
-	buf = kwq_recs_in(kf, a.recs, a.recs_len, a.nr, op == KWQ_OP_ADD,
+	buf = kwq_recs_in(c->kf, a->recs, a->recs_len, a->nr, op == KWQ_OP_ADD,
 			  small);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	if (a.delays) {
+	if (a->delays) {
 		/* Prove the output writable before any key takes effect. */
-		udelays = u64_to_user_ptr(a.delays);
+		udelays = u64_to_user_ptr(a->delays);
 		ret = -ENOMEM;
-		delays = kvcalloc(a.nr, sizeof(*delays), GFP_KERNEL);
+		delays = kvcalloc(a->nr, sizeof(*delays), GFP_KERNEL);
 		if (!delays)
 			goto out;
 		ret = -EFAULT;
-		if (copy_to_user(udelays, delays, a.nr * sizeof(*delays)))
+		if (copy_to_user(udelays, delays, a->nr * sizeof(*delays)))
 			goto out;
 	}
-	opts.after_ns = a.flags & KWQ_ADD_AFTER ? a.after_ns : 0;
-	opts.flags = a.flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
+	opts.after_ns = a->flags & KWQ_ADD_AFTER ? a->after_ns : 0;
+	opts.flags = a->flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
 	opts.delays = delays;
 
-	ret = kwq_recs_apply(kf, uq->q, op, buf, a.nr, &opts, &a.done);
-	ret = kwq_uq_err(uq, ret);
-	if (delays && a.done &&
-	    copy_to_user(udelays, delays, a.done * sizeof(*delays)))
+	ret = kwq_recs_apply(c->kf, c->uq->q, op, buf, a->nr, &opts, &a->done);
+	ret = kwq_uq_err(c->uq, ret);
+	if (delays && a->done &&
+	    copy_to_user(udelays, delays, a->done * sizeof(*delays)))
 		ret = -EFAULT;
-	if (put_user(a.done, &uarg->done))
+	if (put_user(a->done, &uarg->done))
 		ret = -EFAULT;
 out:
 	kvfree(delays);
-	kwq_buf_put(kf, buf, small);
+	kwq_buf_put(c->kf, buf, small);
 	return ret;
+}
+
+static int kwq_ioc_add(struct kwq_ioc *c)
+{
+	return kwq_ioc_keys(c, KWQ_OP_ADD);
+}
+
+static int kwq_ioc_done(struct kwq_ioc *c)
+{
+	return kwq_ioc_keys(c, KWQ_OP_DONE);
+}
+
+static int kwq_ioc_forget(struct kwq_ioc *c)
+{
+	return kwq_ioc_keys(c, KWQ_OP_FORGET);
+}
+
+static int kwq_ioc_remove(struct kwq_ioc *c)
+{
+	return kwq_ioc_keys(c, KWQ_OP_REMOVE);
 }
 
 /* Keys taken per core call by GET: its records fit the scratch buffer. */
@@ -1270,32 +1300,25 @@ static int kwq_get_args_check(struct kwq_get_args *a)
 	return 0;
 }
 
-static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
-		       unsigned int cmd, unsigned long arg)
+static int kwq_ioc_get(struct kwq_ioc *c)
 {
-	struct kwq_get_args __user *uarg = (void __user *)arg;
-	struct kwq_get_args a;
-	struct kwq_uq *uq;
+	struct kwq_get_args __user *uarg = (void __user *)c->arg;
+	struct kwq_get_args *a = &c->a.get;
 	int ret;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (!ret)
-		ret = kwq_get_args_check(&a);
+	ret = kwq_get_args_check(a);
 	if (ret)
 		return ret;
 	/*
 	 * The result is written back into @arg: prove that possible before
 	 * a key is taken, or a read-only struct would strand taken keys.
 	 */
-	if (kwq_get_args_out(uarg, &a, NULL, 0))
+	if (kwq_get_args_out(uarg, a, NULL, 0))
 		return -EFAULT;
-	ret = kwq_get_keys(file, kf, uq, &a, NULL);
+	ret = kwq_get_keys(c->file, c->kf, c->uq, a, NULL);
 	if (ret)
 		return ret;
-	return kwq_get_args_out(uarg, &a, NULL, 0);
+	return kwq_get_args_out(uarg, a, NULL, 0);
 }
 
 /*
@@ -1305,219 +1328,202 @@ static int kwq_ioc_get(struct file *file, struct kwq_file *kf,
  * are finished in the critical section that takes the first keys: a
  * cycle of up to that many keys takes the queue lock once.
  */
-static int kwq_ioc_done_get(struct file *file, struct kwq_file *kf,
-			    unsigned int cmd, unsigned long arg)
+static int kwq_ioc_done_get(struct kwq_ioc *c)
 {
-	struct kwq_done_get_args __user *uarg = (void __user *)arg;
+	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
 	struct kwq_done_in din = {}, *pdin = NULL;
 	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
-	struct kwq_done_get_args a;
-	struct kwq_uq *uq;
+	struct kwq_done_get_args *a = &c->a.done_get;
 	u8 *buf = NULL;
 	u32 off = 0, i;
 	int ret;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (!ret)
-		ret = kwq_get_args_check(&a.get);
+	ret = kwq_get_args_check(&a->get);
 	if (ret)
 		return ret;
-	a.done = 0;
-	if (a.pad || (!a.done_nr && (a.done_len || a.done_recs)))
+	a->done = 0;
+	if (a->pad || (!a->done_nr && (a->done_len || a->done_recs)))
 		return -EINVAL;
-	if (kwq_get_args_out(&uarg->get, &a.get, &uarg->done, a.done))
+	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
 		return -EFAULT;
-	if (a.done_nr) {
-		buf = kwq_recs_in(kf, a.done_recs, a.done_len, a.done_nr,
+	if (a->done_nr) {
+		buf = kwq_recs_in(c->kf, a->done_recs, a->done_len, a->done_nr,
 				  false, small);
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 		/* The keys before the last ones, as KWQ_IOC_DONE does. */
-		din.nr = min_t(u32, a.done_nr, KWQ_DONE_LAST);
-		if (a.done_nr > din.nr) {
-			ret = kwq_recs_apply(kf, uq->q, KWQ_OP_DONE, buf,
-					     a.done_nr - din.nr, NULL, &a.done);
+		din.nr = min_t(u32, a->done_nr, KWQ_DONE_LAST);
+		if (a->done_nr > din.nr) {
+			ret = kwq_recs_apply(c->kf, c->uq->q, KWQ_OP_DONE, buf,
+					     a->done_nr - din.nr, NULL, &a->done);
 			if (ret) {
-				kwq_buf_put(kf, buf, small);
-				ret = kwq_uq_err(uq, ret);
-				return put_user(a.done, &uarg->done) ?
+				kwq_buf_put(c->kf, buf, small);
+				ret = kwq_uq_err(c->uq, ret);
+				return put_user(a->done, &uarg->done) ?
 				       -EFAULT : ret;
 			}
-			for (i = 0; i < a.done; i++)
+			for (i = 0; i < a->done; i++)
 				off += KWQ_REC_SIZE(((const struct kwq_rec *)
 						     (buf + off))->len);
 		}
 		din.recs = buf + off;
 		pdin = &din;
 	}
-	ret = kwq_get_keys(file, kf, uq, &a.get, pdin);
+	ret = kwq_get_keys(c->file, c->kf, c->uq, &a->get, pdin);
 	if (pdin) {
-		kwq_buf_put(kf, buf, small);
-		a.done += din.done;
+		kwq_buf_put(c->kf, buf, small);
+		a->done += din.done;
 		/* A key not finished: nothing was taken. */
 		if (din.done < din.nr)
-			return put_user(a.done, &uarg->done) ? -EFAULT : ret;
+			return put_user(a->done, &uarg->done) ? -EFAULT : ret;
 	}
 	/* What was finished stays finished: report it either way. */
-	if (kwq_get_args_out(&uarg->get, &a.get, &uarg->done, a.done))
+	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
 		return -EFAULT;
 	return ret;
 }
 
-static int kwq_ioc_num_requeues(struct kwq_file *kf, unsigned int cmd,
-				unsigned long arg)
+static int kwq_ioc_num_requeues(struct kwq_ioc *c)
 {
 	u8 key[KWQ_KEY_LEN_MAX];
-	struct kwq_key_args a;
-	struct kwq_uq *uq;
+	struct kwq_key_args *a = &c->a.key;
 	int ret;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (!a.len || a.len > KWQ_KEY_LEN_MAX)
+	if (!a->len || a->len > KWQ_KEY_LEN_MAX)
 		return -EINVAL;
-	if (copy_from_user(key, u64_to_user_ptr(a.key), a.len))
+	if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
 		return -EFAULT;
-	ret = kwq_num_requeues(uq->q, key, a.len);
+	ret = kwq_num_requeues(c->uq->q, key, a->len);
 	if (ret < 0)
-		return kwq_uq_err(uq, ret);
-	a.count = ret;
-	return kwq_copy_args_out(arg, &a, sizeof(a));
+		return kwq_uq_err(c->uq, ret);
+	a->count = ret;
+	return kwq_copy_args_out(c->arg, a, sizeof(*a));
 }
 
-static int kwq_ioc_len(struct kwq_file *kf, unsigned long arg)
+static int kwq_ioc_len(struct kwq_ioc *c)
 {
-	struct kwq_uq *uq = kwq_file_uq(kf);
-	long len;
+	long len = kwq_len(c->uq->q);
 
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	len = kwq_len(uq->q);
 	if (len < 0)
-		return kwq_uq_err(uq, len);
-	return put_user((u64)len, (u64 __user *)arg);
+		return kwq_uq_err(c->uq, len);
+	return put_user((u64)len, (u64 __user *)c->arg);
 }
 
-static int kwq_ioc_shutdown(struct kwq_file *kf, unsigned int cmd,
-			    unsigned long arg)
+static int kwq_ioc_shutdown(struct kwq_ioc *c)
 {
-	struct kwq_shutdown_args a;
-	struct kwq_uq *uq;
+	struct kwq_shutdown_args *a = &c->a.shutdown;
 	int ret;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	ret = kwq_copy_args(&a, sizeof(a), cmd, arg);
-	if (ret)
-		return ret;
-	if (a.flags & ~KWQ_SHUTDOWN_DRAIN || a.pad)
+	if (a->flags & ~KWQ_SHUTDOWN_DRAIN || a->pad)
 		return -EINVAL;
-	if (a.flags & KWQ_SHUTDOWN_DRAIN)
-		ret = kwq_shutdown_drain(uq->q);
+	if (a->flags & KWQ_SHUTDOWN_DRAIN)
+		ret = kwq_shutdown_drain(c->uq->q);
 	else
-		ret = kwq_shutdown(uq->q);
-	return kwq_uq_err(uq, ret);
+		ret = kwq_shutdown(c->uq->q);
+	return kwq_uq_err(c->uq, ret);
 }
 
-static int kwq_ioc_stats(struct kwq_file *kf, unsigned int cmd,
-			 unsigned long arg)
+static int kwq_ioc_stats(struct kwq_ioc *c)
 {
 	struct kwq_stats_args a;
-	struct kwq_uq *uq;
 	size_t usize;
 	int ret;
 
-	uq = kwq_file_uq(kf);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
 	/* Output only: an older (smaller) struct gets its prefix. */
-	usize = _IOC_SIZE(cmd);
+	usize = _IOC_SIZE(c->cmd);
 	if (usize < KWQ_STATS_ARGS_SIZE_VER1)
 		return -EINVAL;
-	ret = kwq_get_stats_args(uq->q, &a);
+	ret = kwq_get_stats_args(c->uq->q, &a);
 	if (ret)
-		return kwq_uq_err(uq, ret);
-	if (kwq_copy_args_out(arg, &a, min(usize, sizeof(a))))
+		return kwq_uq_err(c->uq, ret);
+	if (kwq_copy_args_out(c->arg, &a, min(usize, sizeof(a))))
 		return -EFAULT;
 	/* A newer, larger struct: fields we do not know read as zero. */
 	if (usize > sizeof(a) &&
-	    clear_user((u8 __user *)arg + sizeof(a), usize - sizeof(a)))
+	    clear_user((u8 __user *)c->arg + sizeof(a), usize - sizeof(a)))
 		return -EFAULT;
 	return 0;
 }
 
 /*
- * The direction each ioctl number must carry. Its size is not checked
- * here: it is the version of the argument struct (kwq_copy_args).
+ * An ioctl of /dev/kwq: its number (this version's: the direction it must
+ * carry and the size of the struct copied in), its handler, and what
+ * kwq_dev_ioctl() does before the call.
  */
-static const u8 kwq_ioc_dir[] = {
-	[_IOC_NR(KWQ_IOC_CREATE)] = _IOC_DIR(KWQ_IOC_CREATE),
-	[_IOC_NR(KWQ_IOC_OPEN)] = _IOC_DIR(KWQ_IOC_OPEN),
-	[_IOC_NR(KWQ_IOC_DESTROY)] = _IOC_DIR(KWQ_IOC_DESTROY),
-	[_IOC_NR(KWQ_IOC_LIST)] = _IOC_DIR(KWQ_IOC_LIST),
-	[_IOC_NR(KWQ_IOC_ADD)] = _IOC_DIR(KWQ_IOC_ADD),
-	[_IOC_NR(KWQ_IOC_GET)] = _IOC_DIR(KWQ_IOC_GET),
-	[_IOC_NR(KWQ_IOC_DONE)] = _IOC_DIR(KWQ_IOC_DONE),
-	[_IOC_NR(KWQ_IOC_FORGET)] = _IOC_DIR(KWQ_IOC_FORGET),
-	[_IOC_NR(KWQ_IOC_REMOVE)] = _IOC_DIR(KWQ_IOC_REMOVE),
-	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = _IOC_DIR(KWQ_IOC_NUM_REQUEUES),
-	[_IOC_NR(KWQ_IOC_LEN)] = _IOC_DIR(KWQ_IOC_LEN),
-	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = _IOC_DIR(KWQ_IOC_SHUTDOWN),
-	[_IOC_NR(KWQ_IOC_STATS)] = _IOC_DIR(KWQ_IOC_STATS),
-	[_IOC_NR(KWQ_IOC_DONE_GET)] = _IOC_DIR(KWQ_IOC_DONE_GET),
+struct kwq_ioc_desc {
+	unsigned int cmd;
+	int (*fn)(struct kwq_ioc *c);
+	unsigned int flags;
 };
 
+#define KWQ_IOCF_QUEUE	0x1	/* needs an attached queue (c->uq) */
+#define KWQ_IOCF_IN	0x2	/* the struct is copied in (c->a) */
+#define KWQ_IOCF_EXACT	0x4	/* not versioned: the size must match */
+#define KWQ_IOCF_QIN	(KWQ_IOCF_QUEUE | KWQ_IOCF_IN)
+
+static const struct kwq_ioc_desc kwq_ioctls[] = {
+	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, kwq_ioc_create,
+				      KWQ_IOCF_IN },
+	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, kwq_ioc_open, KWQ_IOCF_IN },
+	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, kwq_ioc_destroy,
+				       KWQ_IOCF_IN },
+	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, kwq_ioc_list, KWQ_IOCF_IN },
+	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, kwq_ioc_add, KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, kwq_ioc_get, KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, kwq_ioc_done, KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, kwq_ioc_forget,
+				      KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_REMOVE)] = { KWQ_IOC_REMOVE, kwq_ioc_remove,
+				      KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = { KWQ_IOC_NUM_REQUEUES,
+					    kwq_ioc_num_requeues,
+					    KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_LEN)] = { KWQ_IOC_LEN, kwq_ioc_len,
+				   KWQ_IOCF_QUEUE | KWQ_IOCF_EXACT },
+	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = { KWQ_IOC_SHUTDOWN, kwq_ioc_shutdown,
+					KWQ_IOCF_QIN },
+	/* Output only, versioned by size: the handler copies out. */
+	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, kwq_ioc_stats,
+				     KWQ_IOCF_QUEUE },
+	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, kwq_ioc_done_get,
+					KWQ_IOCF_QIN },
+};
+
+/*
+ * The one way into the handlers: the number checked against the table
+ * (type, direction, and for an unversioned argument its size), the
+ * attached queue found, the argument struct copied in, in this order.
+ */
 static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
-	struct kwq_file *kf = file->private_data;
+	struct kwq_ioc c __uninitialized;
+	const struct kwq_ioc_desc *d;
 	unsigned int nr = _IOC_NR(cmd);
+	int ret;
 
-	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC || nr >= ARRAY_SIZE(kwq_ioc_dir) ||
-	    _IOC_DIR(cmd) != kwq_ioc_dir[nr])
+	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC || nr >= ARRAY_SIZE(kwq_ioctls))
 		return -ENOTTY;
-	switch (nr) {
-	case _IOC_NR(KWQ_IOC_CREATE):
-		return kwq_ioc_create(kf, cmd, arg);
-	case _IOC_NR(KWQ_IOC_OPEN):
-		return kwq_ioc_open(kf, cmd, arg);
-	case _IOC_NR(KWQ_IOC_DESTROY):
-		return kwq_ioc_destroy(cmd, arg);
-	case _IOC_NR(KWQ_IOC_LIST):
-		return kwq_ioc_list(cmd, arg);
-	case _IOC_NR(KWQ_IOC_ADD):
-		return kwq_ioc_keys(kf, KWQ_OP_ADD, cmd, arg);
-	case _IOC_NR(KWQ_IOC_GET):
-		return kwq_ioc_get(file, kf, cmd, arg);
-	case _IOC_NR(KWQ_IOC_DONE):
-		return kwq_ioc_keys(kf, KWQ_OP_DONE, cmd, arg);
-	case _IOC_NR(KWQ_IOC_FORGET):
-		return kwq_ioc_keys(kf, KWQ_OP_FORGET, cmd, arg);
-	case _IOC_NR(KWQ_IOC_REMOVE):
-		return kwq_ioc_keys(kf, KWQ_OP_REMOVE, cmd, arg);
-	case _IOC_NR(KWQ_IOC_NUM_REQUEUES):
-		return kwq_ioc_num_requeues(kf, cmd, arg);
-	case _IOC_NR(KWQ_IOC_LEN):
-		/* Not a versioned struct: the size must match too. */
-		if (cmd != KWQ_IOC_LEN)
-			return -ENOTTY;
-		return kwq_ioc_len(kf, arg);
-	case _IOC_NR(KWQ_IOC_SHUTDOWN):
-		return kwq_ioc_shutdown(kf, cmd, arg);
-	case _IOC_NR(KWQ_IOC_STATS):
-		return kwq_ioc_stats(kf, cmd, arg);
-	case _IOC_NR(KWQ_IOC_DONE_GET):
-		return kwq_ioc_done_get(file, kf, cmd, arg);
+	d = &kwq_ioctls[array_index_nospec(nr, ARRAY_SIZE(kwq_ioctls))];
+	if (!d->fn || _IOC_DIR(cmd) != _IOC_DIR(d->cmd) ||
+	    (d->flags & KWQ_IOCF_EXACT && cmd != d->cmd))
+		return -ENOTTY;
+	c.file = file;
+	c.kf = file->private_data;
+	c.cmd = cmd;
+	c.arg = arg;
+	c.uq = NULL;
+	if (d->flags & KWQ_IOCF_QUEUE) {
+		c.uq = kwq_file_uq(c.kf);
+		if (IS_ERR(c.uq))
+			return PTR_ERR(c.uq);
 	}
-	return -ENOTTY;
+	if (d->flags & KWQ_IOCF_IN) {
+		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd), cmd, arg);
+		if (ret)
+			return ret;
+	}
+	return d->fn(&c);
 }
 
 static __poll_t kwq_dev_poll(struct file *file, poll_table *wait)
