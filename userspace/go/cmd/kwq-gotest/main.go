@@ -617,6 +617,19 @@ func testKilledWorker() error {
 	return nil
 }
 
+// run runs one case; a case that hangs fails after a minute, and the
+// next ones still run.
+func run(fn func() error) error {
+	res := make(chan error, 1)
+	go func() { res <- fn() }()
+	select {
+	case err := <-res:
+		return err
+	case <-time.After(time.Minute):
+		return errorf("still running after a minute")
+	}
+}
+
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "child" {
 		child(os.Args[2], os.Args[3])
@@ -639,7 +652,7 @@ func main() {
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
-		check(c.name, c.fn())
+		check(c.name, run(c.fn))
 	}
 	if failed > 0 {
 		fmt.Println("not ok 1 kwq_go")
