@@ -79,6 +79,12 @@ if [ -x "$KWQ_OUT/user/abi32_test" ]; then
 else
 	case_result "32-bit ABI suite built (gcc -m32 -static)" FAIL "gcc-multilib missing or broken"
 fi
+# The Go package's behaviour tests (userspace/go/cmd/kwq-gotest) as one
+# more static test program, built with Go and client-go from Debian
+# unstable (tools/testing/go-env.sh; versions in tools/testing/sid-pins).
+run_check "build Go behaviour tests (go_test, Go and client-go from Debian unstable)" \
+	"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$KWQ_OUT/user/go_test" \
+	kwq.dev/kwq/cmd/kwq-gotest
 user_files=()
 user_plan=
 # Helper programs (kwqctl, ...) go to /usr/bin; each *_test is one test.
@@ -133,6 +139,21 @@ if [[ " $sections " == *" static "* ]]; then
 		'out=$(perl "$0/scripts/kernel-doc" -none -Wall "$@" 2>&1); echo "$out"; [ -z "$out" ]' \
 		"$srcdir" "$KWQ_ROOT"/include/linux/kwq.h "$KWQ_ROOT"/include/uapi/linux/kwq.h \
 		"$KWQ_ROOT"/src/*.c
+fi
+
+if [[ " $sections " == *" static "* ]]; then
+	# The Go package: gofmt, vet, its host tests (the ABI numbers) and the
+	# compile-time proof that a *kwq.Queue is a client-go workqueue.
+	goenv=$KWQ_ROOT/tools/testing/go-env.sh
+	# shellcheck disable=SC2016 # sh -c expands them
+	run_check "gofmt -l userspace/go prints nothing" sh -c \
+		'out=$("$0" gofmt -l "$1"); echo "$out"; [ -z "$out" ]' "$goenv" "$KWQ_ROOT/userspace/go"
+	# shellcheck disable=SC2016 # sh -c expands them
+	run_check "go vet and host tests of the Go package kwq.dev/kwq" sh -c \
+		'"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest &&
+		"$0" go test -count=1 kwq.dev/kwq' "$goenv"
+	run_check "*kwq.Queue is a client-go $(sid_pin golang-k8s-client-go-dev) workqueue.TypedRateLimitingInterface[string]" \
+		"$goenv" go test -count=1 -v kwq.dev/kwq/compat
 fi
 
 # Kernels: the debug one is built once and cached; the stock ones come
