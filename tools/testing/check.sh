@@ -148,11 +148,17 @@ if [[ " $sections " == *" static "* ]]; then
 	# shellcheck disable=SC2016 # sh -c expands them
 	run_check "gofmt -l userspace/go prints nothing" sh -c \
 		'out=$("$0" gofmt -l "$1"); echo "$out"; [ -z "$out" ]' "$goenv" "$KWQ_ROOT/userspace/go"
+	# The host tests compare the Go mirror of the ABI with what gcc makes
+	# of include/uapi/linux/kwq.h (userspace/go/testdata/abi.c).
 	# shellcheck disable=SC2016 # sh -c expands them
-	run_check "go vet and host tests of the Go package kwq.dev/kwq" sh -c \
-		'"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest &&
-		"$0" go test -count=1 kwq.dev/kwq' "$goenv"
-	run_check "*kwq.Queue is a client-go $(sid_pin golang-k8s-client-go-dev) workqueue.TypedRateLimitingInterface[string]" \
+	run_check "go vet and host tests of the Go package kwq.dev/kwq (ABI against the C header)" sh -c \
+		'mkdir -p "$2" && gcc -Wall -Wextra -Werror -I"$1/include/uapi" -o "$2/abi" "$1/userspace/go/testdata/abi.c" &&
+		"$2/abi" >"$2/abi.txt" &&
+		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest &&
+		KWQ_ABI_FILE="$2/abi.txt" "$0" go test -count=1 -v kwq.dev/kwq' \
+		"$goenv" "$KWQ_ROOT" "$KWQ_OUT/go"
+	cgver=$(sid_pin golang-k8s-client-go-dev)
+	run_check "*kwq.Queue is a client-go ${cgver%-*} workqueue.TypedRateLimitingInterface[string]" \
 		"$goenv" go test -count=1 -v kwq.dev/kwq/compat
 fi
 
