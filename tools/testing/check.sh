@@ -85,6 +85,11 @@ fi
 run_check "build Go behaviour tests (go_test, Go and client-go from Debian unstable)" \
 	"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$KWQ_OUT/user/go_test" \
 	kwq.dev/kwq/cmd/kwq-gotest
+# The Go example controller (userspace/go/example), a helper in /usr/bin
+# that each plan runs once.
+run_check "build the Go example controller (go-example)" \
+	"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$KWQ_OUT/user/bin/go-example" \
+	kwq.dev/kwq/example
 user_files=()
 user_plan=
 # Helper programs (kwqctl, ...) go to /usr/bin; each *_test is one test.
@@ -107,6 +112,8 @@ plan() {
 	echo "unload_module kwq_example"
 	echo "expect \"example consumer completed every key once\" sh -c 'dmesg | grep -q \"kwq_example: PASS:\"'"
 	printf '%s' "$user_plan"
+	# Every key reconciled exactly once, some after rate-limited retries.
+	echo 'expect "Go example controller reconciles every key once" /usr/bin/go-example -keys 300 -workers 4'
 	echo "unload_module kwq"
 }
 
@@ -154,7 +161,7 @@ if [[ " $sections " == *" static "* ]]; then
 	run_check "go vet and host tests of the Go package kwq.dev/kwq (ABI against the C header)" sh -c \
 		'mkdir -p "$2" && gcc -Wall -Wextra -Werror -I"$1/include/uapi" -o "$2/abi" "$1/userspace/go/testdata/abi.c" &&
 		"$2/abi" >"$2/abi.txt" &&
-		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest &&
+		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest kwq.dev/kwq/example &&
 		KWQ_ABI_FILE="$2/abi.txt" "$0" go test -count=1 -v kwq.dev/kwq' \
 		"$goenv" "$KWQ_ROOT" "$KWQ_OUT/go"
 	cgver=$(sid_pin golang-k8s-client-go-dev)
