@@ -79,6 +79,17 @@ if [ -x "$KWQ_OUT/user/abi32_test" ]; then
 else
 	case_result "32-bit ABI suite built (gcc -m32 -static)" FAIL "gcc-multilib missing or broken"
 fi
+# The Go package's behaviour tests (userspace/go/cmd/kwq-gotest) as one
+# more static test program, built with Go and client-go from Debian
+# unstable (tools/testing/go-env.sh; versions in tools/testing/sid-pins).
+run_check "build Go behaviour tests (go_test, Go and client-go from Debian unstable)" \
+	"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$KWQ_OUT/user/go_test" \
+	kwq.dev/kwq/cmd/kwq-gotest
+# The Go example controller (userspace/go/example), a helper in /usr/bin
+# that each plan runs once.
+run_check "build the Go example controller (go-example)" \
+	"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$KWQ_OUT/user/bin/go-example" \
+	kwq.dev/kwq/example
 user_files=()
 user_plan=
 debug_user_plan=
@@ -118,6 +129,8 @@ plan() {
 	echo "expect \"example consumer completed every key once\" sh -c 'dmesg | grep -q \"kwq_example: PASS:\"'"
 	printf '%s' "$user_plan"
 	[ "${2:-}" = debug ] && printf '%s' "$debug_user_plan"
+	# Every key reconciled exactly once, some after rate-limited retries.
+	echo 'expect "Go example controller reconciles every key once" /usr/bin/go-example -keys 300 -workers 4'
 	echo "unload_module kwq"
 }
 
@@ -172,6 +185,27 @@ if [[ " $sections " == *" static "* ]]; then
 		'out=$(perl "$0/scripts/kernel-doc" -none -Wall "$@" 2>&1); echo "$out"; [ -z "$out" ]' \
 		"$srcdir" "$KWQ_ROOT"/include/linux/kwq.h "$KWQ_ROOT"/include/uapi/linux/kwq.h \
 		"$KWQ_ROOT"/src/*.c
+fi
+
+if [[ " $sections " == *" static "* ]]; then
+	# The Go package: gofmt, vet, its host tests (the ABI numbers) and the
+	# compile-time proof that a *kwq.Queue is a client-go workqueue.
+	goenv=$KWQ_ROOT/tools/testing/go-env.sh
+	# shellcheck disable=SC2016 # sh -c expands them
+	run_check "gofmt -l userspace/go prints nothing" sh -c \
+		'out=$("$0" gofmt -l "$1"); echo "$out"; [ -z "$out" ]' "$goenv" "$KWQ_ROOT/userspace/go"
+	# The host tests compare the Go mirror of the ABI with what gcc makes
+	# of include/uapi/linux/kwq.h (userspace/go/testdata/abi.c).
+	# shellcheck disable=SC2016 # sh -c expands them
+	run_check "go vet and host tests of the Go package kwq.dev/kwq (ABI against the C header)" sh -c \
+		'mkdir -p "$2" && gcc -Wall -Wextra -Werror -I"$1/include/uapi" -o "$2/abi" "$1/userspace/go/testdata/abi.c" &&
+		"$2/abi" >"$2/abi.txt" &&
+		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest kwq.dev/kwq/example &&
+		KWQ_ABI_FILE="$2/abi.txt" "$0" go test -count=1 -v kwq.dev/kwq' \
+		"$goenv" "$KWQ_ROOT" "$KWQ_OUT/go"
+	cgver=$(sid_pin golang-k8s-client-go-dev)
+	run_check "*kwq.Queue is a client-go ${cgver%-*} workqueue.TypedRateLimitingInterface[string]" \
+		"$goenv" go test -count=1 -v kwq.dev/kwq/compat
 fi
 
 # Kernels: the debug one is built once and cached; the stock ones come

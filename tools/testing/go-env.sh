@@ -1,0 +1,55 @@
+#!/bin/bash
+# Run a command with the Go toolchain and client-go of Debian unstable,
+# offline: the packages named "golang-*" in tools/testing/sid-pins are
+# fetched and unpacked by sid-fetch.sh (nothing is installed), a GOROOT is
+# assembled from golang-1.27-go and golang-1.27-src in $KWQ_OUT/go/goroot,
+# and GOPATH lists kwq's own tree ($KWQ_OUT/go/path, where
+# userspace/go is kwq.dev/kwq) followed by every unpacked
+# /usr/share/gocode. GOPATH mode (GO111MODULE=off), GOPROXY=off,
+# GOTOOLCHAIN=local, CGO_ENABLED=0: the build reads nothing from the
+# network and links static binaries.
+#
+# usage: go-env.sh CMD [ARG...]	(e.g. go-env.sh go build kwq.dev/kwq)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -gt 0 ] || die "usage: go-env.sh CMD [ARG...]"
+mkdir -p "$KWQ_OUT"
+out=$(realpath "$KWQ_OUT")/go
+fetch() { "$KWQ_ROOT/tools/testing/sid-fetch.sh" "$1"; }
+
+# The toolchain: golang-X.Y-go's usr/lib/go-X.Y links its api, lib, misc,
+# src and test to ../../share/go-X.Y, which golang-X.Y-src holds.
+gopkg=$(awk '$1 ~ /^golang-[0-9.]+-go$/ { print $1; exit }' "$KWQ_SID_PINS")
+[ -n "$gopkg" ] || die "$KWQ_SID_PINS pins no golang-X.Y-go"
+gover=${gopkg#golang-}
+gover=${gover%-go}
+godir=$(fetch "$gopkg")
+srcdir=$(fetch "golang-$gover-src")
+root=$out/goroot
+stamp="$godir $srcdir"
+if [ "$(cat "$root/.kwq-stamp" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$root"
+	mkdir -p "$root"
+	# The binaries, go.env and VERSION from one, the rest from the other.
+	for f in "$godir/usr/lib/go-$gover"/* "$srcdir/usr/share/go-$gover"/*; do
+		[ -L "$f" ] || ln -s "$f" "$root/$(basename "$f")"
+	done
+	echo "$stamp" >"$root/.kwq-stamp"
+fi
+if [ ! -x "$root/bin/go" ] || [ ! -d "$root/src/runtime" ]; then
+	die "$root is not a Go root (from $godir and $srcdir)"
+fi
+
+# The libraries: every other golang-* pin is a -dev package of Go sources.
+gopath=$out/path
+mkdir -p "$gopath/src/kwq.dev"
+ln -sfn "$KWQ_ROOT/userspace/go" "$gopath/src/kwq.dev/kwq"
+while read -r pkg _; do
+	gopath+=:$(fetch "$pkg")/usr/share/gocode
+done < <(awk '$1 ~ /^golang-.*-dev$/' "$KWQ_SID_PINS")
+
+export GOROOT=$root GOPATH=$gopath GO111MODULE=off GOTOOLCHAIN=local
+export GOPROXY=off GOFLAGS='' CGO_ENABLED=0 GOCACHE=$out/cache GOTELEMETRY=off
+export PATH=$root/bin:$PATH
+exec "$@"

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package kwq
+
+// The ioctl ABI of /dev/kwq, mirrored from include/uapi/linux/kwq.h
+// (abi_test.go checks the sizes and numbers against the C header's).
+
+import "unsafe"
+
+const (
+	nameLen    = 64   // KWQ_NAME_LEN
+	KeyLenMax  = 256  // KWQ_KEY_LEN_MAX: longest key
+	limitsMax  = 4    // KWQ_LIMITS_MAX
+	BatchMax   = 4096 // KWQ_BATCH_MAX: most keys in one batch call
+	recHdrSize = 8    // sizeof(struct kwq_rec)
+	recSizeMax = (recHdrSize + KeyLenMax + 7) &^ 7
+
+	limitExponential = 1
+	limitFastSlow    = 2
+	limitBucket      = 3
+
+	addAfter       = 0x1
+	addRateLimited = 0x2
+	getDetached    = 0x1
+	shutdownDrain  = 0x1
+
+	statsBuckets = 10
+	statsPrios   = 8
+)
+
+func recSize(n int) int { return (recHdrSize + n + 7) &^ 7 }
+
+type kwqLimit struct {
+	Type  uint32
+	Count uint32
+	A     uint64
+	B     uint64
+}
+
+type createArgs struct {
+	Name      [nameLen]byte
+	Flags     uint32
+	Mode      uint32
+	NrLimits  uint32
+	MaxItems  uint32
+	MaxWaitNs uint64
+	Limits    [limitsMax]kwqLimit
+}
+
+type openArgs struct {
+	Name  [nameLen]byte
+	Flags uint32
+	Pad   uint32
+}
+
+type keysArgs struct {
+	Recs    uint64
+	RecsLen uint32
+	Nr      uint32
+	Flags   uint32
+	Pad     uint32
+	AfterNs int64
+	Delays  uint64
+	Done    uint32
+	Pad2    uint32
+}
+
+type getArgs struct {
+	Recs      uint64
+	RecsLen   uint32
+	Max       uint32
+	Flags     uint32
+	MinNr     uint32
+	TimeoutNs int64
+	Nr        uint32
+	Used      uint32
+}
+
+type doneGetArgs struct {
+	DoneRecs uint64
+	DoneLen  uint32
+	DoneNr   uint32
+	Done     uint32
+	Pad      uint32
+	Get      getArgs
+}
+
+type keyArgs struct {
+	Key   uint64
+	Len   uint32
+	Count uint32
+}
+
+type shutdownArgs struct {
+	Flags uint32
+	Pad   uint32
+}
+
+type prioDepth struct {
+	Priority int32
+	Pad      uint32
+	Depth    uint64
+}
+
+type statsHist struct {
+	Le    [statsBuckets]uint64
+	Count uint64
+	SumNs uint64
+}
+
+type statsArgs struct {
+	Len                   uint64
+	Waiting               uint64
+	Processing            uint64
+	AddsTotal             uint64
+	RetriesTotal          uint64
+	DroppedAtShutdown     uint64
+	LeaseReturns          uint64
+	FailureRecords        uint64
+	ShuttingDown          uint32
+	Pad                   uint32
+	Depth                 uint64
+	FailureRecordsEvicted uint64
+	UnfinishedWorkNs      uint64
+	LongestRunningNs      uint64
+	QueueDuration         statsHist
+	WorkDuration          statsHist
+	NrPrios               uint32
+	Pad2                  uint32
+	Prios                 [statsPrios]prioDepth
+	PriosOther            uint64
+}
+
+const (
+	iocWrite = 1
+	iocRead  = 2
+	iocMagic = 0xb7
+)
+
+func ioc(dir, nr, size uintptr) uintptr {
+	return dir<<30 | size<<16 | iocMagic<<8 | nr
+}
+
+var (
+	iocCreate      = ioc(iocWrite, 0x00, unsafe.Sizeof(createArgs{}))
+	iocOpen        = ioc(iocWrite, 0x01, unsafe.Sizeof(openArgs{}))
+	iocDestroy     = ioc(iocWrite, 0x02, unsafe.Sizeof(openArgs{}))
+	iocAdd         = ioc(iocRead|iocWrite, 0x04, unsafe.Sizeof(keysArgs{}))
+	iocGet         = ioc(iocRead|iocWrite, 0x05, unsafe.Sizeof(getArgs{}))
+	iocDone        = ioc(iocRead|iocWrite, 0x06, unsafe.Sizeof(keysArgs{}))
+	iocForget      = ioc(iocRead|iocWrite, 0x07, unsafe.Sizeof(keysArgs{}))
+	iocRemove      = ioc(iocRead|iocWrite, 0x08, unsafe.Sizeof(keysArgs{}))
+	iocNumRequeues = ioc(iocRead|iocWrite, 0x09, unsafe.Sizeof(keyArgs{}))
+	iocLen         = ioc(iocRead, 0x0a, 8)
+	iocShutdown    = ioc(iocWrite, 0x0b, unsafe.Sizeof(shutdownArgs{}))
+	iocStats       = ioc(iocRead, 0x0c, unsafe.Sizeof(statsArgs{}))
+	iocDoneGet     = ioc(iocRead|iocWrite, 0x0d, unsafe.Sizeof(doneGetArgs{}))
+)

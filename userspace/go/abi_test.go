@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package kwq
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// goABI is the Go mirror of what testdata/abi.c prints from the header.
+var goABI = map[string]uintptr{
+	"KWQ_IOC_CREATE":           iocCreate,
+	"KWQ_IOC_OPEN":             iocOpen,
+	"KWQ_IOC_DESTROY":          iocDestroy,
+	"KWQ_IOC_ADD":              iocAdd,
+	"KWQ_IOC_GET":              iocGet,
+	"KWQ_IOC_DONE":             iocDone,
+	"KWQ_IOC_FORGET":           iocForget,
+	"KWQ_IOC_REMOVE":           iocRemove,
+	"KWQ_IOC_NUM_REQUEUES":     iocNumRequeues,
+	"KWQ_IOC_LEN":              iocLen,
+	"KWQ_IOC_SHUTDOWN":         iocShutdown,
+	"KWQ_IOC_STATS":            iocStats,
+	"KWQ_IOC_DONE_GET":         iocDoneGet,
+	"sizeof(struct kwq_limit)": unsafe.Sizeof(kwqLimit{}),
+	"sizeof(struct kwq_rec)":   recHdrSize,
+	"KWQ_REC_SIZE_MAX":         recSizeMax,
+	"KWQ_NAME_LEN":             nameLen,
+	"KWQ_KEY_LEN_MAX":          KeyLenMax,
+	"KWQ_LIMITS_MAX":           limitsMax,
+	"KWQ_BATCH_MAX":            BatchMax,
+	"KWQ_LIMIT_EXPONENTIAL":    limitExponential,
+	"KWQ_LIMIT_FAST_SLOW":      limitFastSlow,
+	"KWQ_LIMIT_BUCKET":         limitBucket,
+	"KWQ_ADD_AFTER":            addAfter,
+	"KWQ_ADD_RATE_LIMITED":     addRateLimited,
+	"KWQ_GET_DETACHED":         getDetached,
+	"KWQ_SHUTDOWN_DRAIN":       shutdownDrain,
+	"KWQ_STATS_BUCKETS":        statsBuckets,
+	"KWQ_STATS_PRIOS":          statsPrios,
+}
+
+// TestABI compares the Go mirror with the C header: KWQ_ABI_FILE is the
+// output of testdata/abi.c (make check sets it). Without it, the values
+// gcc printed for x86_64 when the mirror was written.
+func TestABI(t *testing.T) {
+	want := map[string]uint64{
+		"KWQ_IOC_CREATE": 0x40b8b700, "KWQ_IOC_OPEN": 0x4048b701, "KWQ_IOC_DESTROY": 0x4048b702,
+		"KWQ_IOC_ADD": 0xc030b704, "KWQ_IOC_GET": 0xc028b705, "KWQ_IOC_DONE": 0xc030b706,
+		"KWQ_IOC_FORGET": 0xc030b707, "KWQ_IOC_REMOVE": 0xc030b708,
+		"KWQ_IOC_NUM_REQUEUES": 0xc010b709, "KWQ_IOC_LEN": 0x8008b70a,
+		"KWQ_IOC_SHUTDOWN": 0x4008b70b, "KWQ_IOC_STATS": 0x81b8b70c, "KWQ_IOC_DONE_GET": 0xc040b70d,
+	}
+	if path := os.Getenv("KWQ_ABI_FILE"); path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		want = map[string]uint64{}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			i := strings.LastIndexByte(sc.Text(), ' ')
+			v, err := strconv.ParseUint(sc.Text()[i+1:], 10, 64)
+			if i < 0 || err != nil {
+				t.Fatalf("%s: bad line %q", path, sc.Text())
+			}
+			want[sc.Text()[:i]] = v
+		}
+		for name := range goABI {
+			if _, ok := want[name]; !ok {
+				t.Errorf("%s: %s missing", path, name)
+			}
+		}
+	}
+	for name, w := range want {
+		got, ok := goABI[name]
+		if !ok {
+			t.Errorf("%s: no Go mirror", name)
+		} else if uint64(got) != w {
+			t.Errorf("%s: %#x in Go, %#x in the C header", name, got, w)
+		}
+	}
+}

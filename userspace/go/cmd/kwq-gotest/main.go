@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+// kwq-gotest: the behaviour tests of the Go package kwq, run in the test
+// VM by make check on every kernel of the matrix as /kwq/tests/go_test.
+// It prints KTAP like the C tests (userspace/tests/ktap.h): client-go's
+// documented behaviours driven through kwq, the rate limiters' delays
+// compared with client-go's own limiters, two processes on one queue, a
+// SIGKILLed worker whose keys come back, and bad input. Helper processes
+// are this program again, run as "kwq-gotest child MODE QUEUE".
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"k8s.io/client-go/util/workqueue"
+	"kwq.dev/kwq"
+)
+
+var (
+	count, failed int
+	cases         []tcase
+)
+
+type tcase struct {
+	name string
+	fn   func() error
+}
+
+func add(name string, fn func() error) { cases = append(cases, tcase{name, fn}) }
+
+func check(name string, err error) {
+	count++
+	if err != nil {
+		failed++
+		fmt.Printf("    # %s: %s\n", name, strings.ReplaceAll(err.Error(), "\n", " "))
+		fmt.Printf("    not ok %d %s\n", count, name)
+	} else {
+		fmt.Printf("    ok %d %s\n", count, name)
+	}
+}
+
+var seq int
+
+// newQueue creates a fresh queue named after the case.
+func newQueue(rl *kwq.RateLimiter) (*kwq.Queue, error) {
+	seq++
+	name := fmt.Sprintf("gotest-%d-%d", os.Getpid(), seq)
+	kwq.Destroy(name)
+	return kwq.New(kwq.Config{Name: name, RateLimiter: rl, Mode: 0o600,
+		ErrorHandler: func(err error) { fmt.Printf("    # error handler: %v\n", err) }})
+}
+
+func finish(q *kwq.Queue) {
+	q.Close()
+	kwq.Destroy(q.Name())
+}
+
+func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
+// getNow takes one key that must be ready.
+func getNow(q *kwq.Queue) (string, error) {
+	return q.TryGet(0)
+}
+
+func testDedup() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	for _, k := range []string{"a", "b", "a", "a", "b"} {
+		q.Add(k)
+	}
+	if n := q.Len(); n != 2 {
+		return errorf("Len %d after adding a, b, a, a, b; want 2", n)
+	}
+	for _, want := range []string{"a", "b"} {
+		if k, shut := q.Get(); k != want || shut {
+			return errorf("Get %q %v, want %q", k, shut, want)
+		}
+		q.Done(want)
+	}
+	if n := q.Len(); n != 0 {
+		return errorf("Len %d at the end, want 0", n)
+	}
+	return nil
+}
+
+func testDirty() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("a")
+	k, _ := q.Get()
+	if k != "a" {
+		return errorf("Get %q", k)
+	}
+	q.Add("a") // processing: marked dirty, not ready
+	if n := q.Len(); n != 0 {
+		return errorf("Len %d while a is processing and added again, want 0", n)
+	}
+	if _, err := getNow(q); !errors.Is(err, unix.EAGAIN) {
+		return errorf("a second Get of a processing key: %v, want EAGAIN", err)
+	}
+	q.Done("a")
+	if n := q.Len(); n != 1 {
+		return errorf("Len %d after Done of a dirty key, want 1", n)
+	}
+	if k, err := getNow(q); k != "a" || err != nil {
+		return errorf("Get after Done: %q %v", k, err)
+	}
+	q.Done("a")
+	if n := q.Len(); n != 0 {
+		return errorf("Len %d at the end, want 0", n)
+	}
+	return nil
+}
+
+func testFIFO() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	var want []string
+	for i := 0; i < 50; i++ {
+		k := fmt.Sprintf("key-%02d", (i*37)%50)
+		want = append(want, k)
+		q.Add(k)
+	}
+	for i, w := range want {
+		k, err := getNow(q)
+		if err != nil || k != w {
+			return errorf("Get %d: %q %v, want %q", i, k, err, w)
+		}
+		q.Done(k)
+	}
+	return nil
+}
+
+func testAddAfter() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.AddAfter("x", time.Hour)
+	q.AddAfter("x", 200*time.Millisecond)
+	q.AddAfter("x", time.Hour) // a later deadline does not move it back
+	if n := q.Len(); n != 0 {
+		return errorf("Len %d right after AddAfter, want 0", n)
+	}
+	start := time.Now()
+	k, err := q.TryGet(10 * time.Second)
+	if err != nil || k != "x" {
+		return errorf("Get: %q %v", k, err)
+	}
+	if el := time.Since(start); el < 150*time.Millisecond || el > 5*time.Second {
+		return errorf("x came after %v, want about 200ms (the earliest deadline)", el)
+	}
+	q.Done("x")
+	s, err := q.Stats()
+	if err != nil {
+		return err
+	}
+	if s.Waiting != 0 {
+		return errorf("%d keys still waiting, want 0", s.Waiting)
+	}
+	return nil
+}
+
+// limiterSeq compares the delays of n AddRateLimited of one key with
+// client-go's limiter, then Forget.
+func limiterSeq(rl *kwq.RateLimiter, cg workqueue.TypedRateLimiter[string], n int) error {
+	q, err := newQueue(rl)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	var got, want []time.Duration
+	for i := 0; i < n; i++ {
+		d, err := q.TryAddRateLimited("k")
+		if err != nil {
+			return err
+		}
+		got = append(got, d)
+		want = append(want, cg.When("k"))
+	}
+	if !slices.Equal(got, want) {
+		return errorf("delays %v, client-go %v", got, want)
+	}
+	if r := q.NumRequeues("k"); r != n {
+		return errorf("NumRequeues %d, want %d", r, n)
+	}
+	q.Forget("k")
+	if r := q.NumRequeues("k"); r != 0 {
+		return errorf("NumRequeues %d after Forget, want 0", r)
+	}
+	cg.Forget("k")
+	d, err := q.TryAddRateLimited("k")
+	if w := cg.When("k"); err != nil || d != w {
+		return errorf("after Forget: %v %v, client-go %v", d, err, w)
+	}
+	return nil
+}
+
+func testExponential() error {
+	return limiterSeq(kwq.NewItemExponentialFailureRateLimiter(time.Millisecond, 100*time.Millisecond),
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 100*time.Millisecond), 10)
+}
+
+func testFastSlow() error {
+	return limiterSeq(kwq.NewItemFastSlowRateLimiter(2*time.Millisecond, 30*time.Millisecond, 3),
+		workqueue.NewTypedItemFastSlowRateLimiter[string](2*time.Millisecond, 30*time.Millisecond, 3), 6)
+}
+
+func testMaxOf() error {
+	return limiterSeq(kwq.NewMaxOfRateLimiter(
+		kwq.NewItemFastSlowRateLimiter(5*time.Millisecond, 40*time.Millisecond, 2),
+		kwq.NewItemExponentialFailureRateLimiter(time.Millisecond, time.Second)),
+		workqueue.NewTypedMaxOfRateLimiter(
+			workqueue.NewTypedItemFastSlowRateLimiter[string](5*time.Millisecond, 40*time.Millisecond, 2),
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second)), 8)
+}
+
+// The bucket is shared by all keys and runs on the clock: burst 3 at
+// 2 qps gives 0, 0, 0, then about 0.5 s, 1 s, 1.5 s.
+func testBucket() error {
+	q, err := newQueue(kwq.NewBucketRateLimiter(2, 3))
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	// Key i >= 3 waits for token i-2, which accrues (i-2) * 500ms after
+	// the first take, less the time gone since: allow for that time as
+	// measured around the calls (a loaded VM can be slow).
+	var first, firstDone time.Time
+	for i := 0; i < 6; i++ {
+		before := time.Now()
+		d, err := q.TryAddRateLimited(fmt.Sprintf("b%d", i))
+		after := time.Now()
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			first, firstDone = before, after
+		}
+		if i < 3 {
+			if d != 0 {
+				return errorf("key %d: delay %v within the burst, want 0", i, d)
+			}
+			continue
+		}
+		w := time.Duration(i-2) * 500 * time.Millisecond
+		lo, hi := w-after.Sub(first)-5*time.Millisecond, w-before.Sub(firstDone)+5*time.Millisecond
+		if d < lo || d > hi {
+			return errorf("key %d: delay %v, want %v..%v", i, d, lo, hi)
+		}
+	}
+	return nil
+}
+
+func testMaxWait() error {
+	q, err := newQueue(kwq.NewWithMaxWaitRateLimiter(
+		kwq.NewItemExponentialFailureRateLimiter(10*time.Millisecond, time.Hour), 35*time.Millisecond))
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	var got []time.Duration
+	for i := 0; i < 4; i++ {
+		d, err := q.TryAddRateLimited("k")
+		if err != nil {
+			return err
+		}
+		got = append(got, d)
+	}
+	want := []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 35 * time.Millisecond, 35 * time.Millisecond}
+	if !slices.Equal(got, want) {
+		return errorf("delays %v, want %v", got, want)
+	}
+	return nil
+}
+
+func testDrain() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("a")
+	q.Add("b")
+	k, _ := q.Get()
+	returned := make(chan struct{})
+	go func() {
+		q.ShutDownWithDrain()
+		close(returned)
+	}()
+	// b is still ready: the drain waits for it to be taken and done too.
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-returned:
+		return errorf("ShutDownWithDrain returned while %q was processing", k)
+	default:
+	}
+	if !q.ShuttingDown() {
+		return errorf("ShuttingDown false during the drain")
+	}
+	q.Done(k)
+	k2, shut := q.Get()
+	if shut || k2 != "b" {
+		return errorf("Get during the drain: %q %v, want b", k2, shut)
+	}
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-returned:
+		return errorf("ShutDownWithDrain returned while b was processing")
+	default:
+	}
+	q.Done(k2)
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		return errorf("ShutDownWithDrain still waiting 10 s after the last Done")
+	}
+	return nil
+}
+
+func testGetAfterShutdown() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("a")
+	q.ShutDown()
+	if !q.ShuttingDown() {
+		return errorf("ShuttingDown false after ShutDown")
+	}
+	if err := q.TryAdd("b"); !errors.Is(err, unix.ESHUTDOWN) ||
+		!strings.Contains(err.Error(), `"b"`) || !strings.Contains(err.Error(), q.Name()) {
+		return errorf("add after shutdown: %v, want ESHUTDOWN naming key and queue", err)
+	}
+	q.Add("b") // dropped silently, as client-go does
+	if k, shut := q.Get(); k != "a" || shut {
+		return errorf("Get after ShutDown with a ready: %q %v", k, shut)
+	}
+	q.Done("a")
+	if k, shut := q.Get(); !shut || k != "" {
+		return errorf("Get after ShutDown, nothing ready: %q %v, want shutdown", k, shut)
+	}
+	// A Get blocked before ShutDown returns too.
+	q2, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q2)
+	res := make(chan bool, 1)
+	go func() { _, shut := q2.Get(); res <- shut }()
+	time.Sleep(200 * time.Millisecond)
+	q2.ShutDown()
+	select {
+	case shut := <-res:
+		if !shut {
+			return errorf("blocked Get returned a key after ShutDown")
+		}
+	case <-time.After(10 * time.Second):
+		return errorf("a Get blocked before ShutDown still waits 10 s later")
+	}
+	return nil
+}
+
+func testBatchPriority() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	var keys []string
+	for i := 0; i < 200; i++ {
+		keys = append(keys, fmt.Sprintf("k%03d", i))
+	}
+	if n, err := q.AddBatch(keys); n != 200 || err != nil {
+		return errorf("AddBatch: %d %v", n, err)
+	}
+	if err := q.TryAddPriority("urgent", 5); err != nil {
+		return err
+	}
+	s, err := q.Stats()
+	if err != nil {
+		return err
+	}
+	if s.Len != 201 || len(s.Priorities) != 2 || s.Priorities[0] != (kwq.PriorityDepth{Priority: 5, Depth: 1}) {
+		return errorf("Stats: len %d, priorities %v", s.Len, s.Priorities)
+	}
+	got, err := q.GetBatch(64, 0)
+	if err != nil || len(got) != 64 || got[0] != "urgent" || got[1] != "k000" {
+		return errorf("GetBatch(64): %d keys, first %v, %v", len(got), got[:min(len(got), 2)], err)
+	}
+	var all []string
+	all = append(all, got...)
+	for len(all) < 201 {
+		got, err = q.DoneGet(got, 64, 0)
+		if err != nil {
+			return errorf("DoneGet after %d keys: %v", len(all), err)
+		}
+		all = append(all, got...)
+	}
+	if n, err := q.DoneBatch(got); err != nil || n != len(got) {
+		return errorf("DoneBatch: %d %v", n, err)
+	}
+	if !slices.Equal(all[1:], keys) {
+		return errorf("keys out of order or lost")
+	}
+	if s, _ := q.Stats(); s.Processing != 0 || s.Len != 0 {
+		return errorf("at the end: %d processing, %d ready", s.Processing, s.Len)
+	}
+	return nil
+}
+
+func testBadInput() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("held")
+	long := strings.Repeat("x", kwq.KeyLenMax+1)
+	if err := q.TryAdd(long); err == nil || !strings.Contains(err.Error(), "invalid key") {
+		return errorf("key of 257 bytes: %v", err)
+	}
+	if _, err := q.AddBatch([]string{"ok1", "", "ok2"}); err == nil {
+		return errorf("a batch with an empty key succeeded")
+	}
+	if n := q.Len(); n != 1 {
+		return errorf("Len %d after rejected adds, want 1 (nothing changed)", n)
+	}
+	if _, err := kwq.New(kwq.Config{Name: q.Name()}); !errors.Is(err, unix.EEXIST) {
+		return errorf("create of a taken name: %v, want EEXIST", err)
+	}
+	if _, err := kwq.New(kwq.Config{Name: "bad/name"}); err == nil {
+		return errorf("create of bad/name succeeded")
+	}
+	if _, err := kwq.New(kwq.Config{Name: "x", RateLimiter: kwq.NewItemExponentialFailureRateLimiter(-1, 0)}); err == nil {
+		return errorf("a negative delay was accepted")
+	}
+	err = q.TryDone("nothere")
+	var ke *kwq.Error
+	if !errors.Is(err, unix.ENOENT) || !errors.As(err, &ke) || ke.Key != "nothere" || ke.Queue != q.Name() {
+		return errorf("Done of a key not processing: %v, want ENOENT naming it", err)
+	}
+	// A key leased to another fd of the same queue.
+	k, _ := q.Get()
+	other, err := kwq.Open(q.Name(), nil)
+	if err != nil {
+		return err
+	}
+	if err := other.TryDone(k); !errors.Is(err, unix.EPERM) {
+		other.Close()
+		return errorf("Done through another fd: %v, want EPERM", err)
+	}
+	other.Close()
+	q.Done(k)
+	if _, err := kwq.Open("gotest-none", nil); !errors.Is(err, unix.ENOENT) {
+		return errorf("Open of a missing queue: %v, want ENOENT", err)
+	}
+	// A queue destroyed by another: its fds fail with EIDRM.
+	q2, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	if err := kwq.Destroy(q2.Name()); err != nil {
+		return err
+	}
+	if err := q2.TryAdd("a"); !errors.Is(err, unix.EIDRM) {
+		return errorf("add to a destroyed queue: %v, want EIDRM", err)
+	}
+	q2.Close()
+	if err := q2.TryAdd("a"); !errors.Is(err, kwq.ErrClosed) {
+		return errorf("add after Close: %v, want ErrClosed", err)
+	}
+	return nil
+}
+
+// child runs a helper process: "child MODE QUEUE".
+func child(mode, name string) {
+	q, err := kwq.Open(name, nil)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	switch mode {
+	case "consume": // take and finish keys until shutdown, print them
+		fmt.Println("ready")
+		for {
+			k, shut := q.Get()
+			if shut {
+				break
+			}
+			fmt.Println("key", k)
+			time.Sleep(time.Millisecond)
+			q.Done(k)
+		}
+	case "hold": // take 3 keys, say so, then wait to be killed
+		keys, err := q.GetBatch(3, 10*time.Second)
+		if err != nil || len(keys) != 3 {
+			fmt.Println("error", len(keys), err)
+			os.Exit(1)
+		}
+		fmt.Println("held", strings.Join(keys, " "))
+		time.Sleep(time.Hour)
+	}
+	os.Exit(0)
+}
+
+func spawn(mode, name string) (*exec.Cmd, *bufio.Scanner, error) {
+	cmd := exec.Command("/proc/self/exe", "child", mode, name)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return cmd, bufio.NewScanner(out), nil
+}
+
+func testTwoProcesses() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	cmd, out, err := spawn("consume", q.Name())
+	if err != nil {
+		return err
+	}
+	// The keys come once the child has the queue open (its start can
+	// take longer than this process needs for all of them).
+	if !out.Scan() || out.Text() != "ready" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return errorf("the child did not start: %q", out.Text())
+	}
+	var keys []string
+	for i := 0; i < 200; i++ {
+		keys = append(keys, fmt.Sprintf("p%03d", i))
+	}
+	q.AddBatch(keys)
+	var mine []string
+	for {
+		k, err := q.TryGet(200 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		mine = append(mine, k)
+		time.Sleep(time.Millisecond)
+		q.Done(k)
+	}
+	q.ShutDownWithDrain()
+	var theirs []string
+	for out.Scan() {
+		if f := strings.Fields(out.Text()); len(f) == 2 && f[0] == "key" {
+			theirs = append(theirs, f[1])
+		} else {
+			return errorf("child: %s", out.Text())
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return errorf("child: %v", err)
+	}
+	all := append(append([]string{}, mine...), theirs...)
+	sort.Strings(all)
+	if !slices.Equal(all, keys) {
+		return errorf("%d keys here, %d in the child: not each key once", len(mine), len(theirs))
+	}
+	if len(theirs) == 0 {
+		return errorf("the child got no key (%d here)", len(mine))
+	}
+	fmt.Printf("    # %d keys here, %d in the other process\n", len(mine), len(theirs))
+	return nil
+}
+
+func testKilledWorker() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.AddBatch([]string{"w1", "w2", "w3", "w4"})
+	cmd, out, err := spawn("hold", q.Name())
+	if err != nil {
+		return err
+	}
+	if !out.Scan() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return errorf("the worker said nothing")
+	}
+	f := strings.Fields(out.Text())
+	if len(f) != 4 || f[0] != "held" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return errorf("worker: %s", out.Text())
+	}
+	held := f[1:]
+	if s, _ := q.Stats(); s.Processing != 3 || s.Len != 1 {
+		return errorf("while held: %d processing, %d ready", s.Processing, s.Len)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	var back []string
+	for len(back) < 4 {
+		k, err := q.TryGet(5 * time.Second)
+		if err != nil {
+			return errorf("after the kill, got %v then %v", back, err)
+		}
+		back = append(back, k)
+		q.Done(k)
+	}
+	sort.Strings(back)
+	if !slices.Equal(back, []string{"w1", "w2", "w3", "w4"}) {
+		return errorf("keys after the kill: %v (held %v)", back, held)
+	}
+	if s, _ := q.Stats(); s.LeaseReturns != 3 {
+		return errorf("lease returns %d, want 3", s.LeaseReturns)
+	}
+	return nil
+}
+
+// run runs one case; a case that hangs fails after a minute, and the
+// next ones still run.
+func run(fn func() error) error {
+	res := make(chan error, 1)
+	go func() { res <- fn() }()
+	select {
+	case err := <-res:
+		return err
+	case <-time.After(time.Minute):
+		return errorf("still running after a minute")
+	}
+}
+
+func main() {
+	if len(os.Args) == 4 && os.Args[1] == "child" {
+		child(os.Args[2], os.Args[3])
+	}
+	add("dedup: a key queued twice is taken once", testDedup)
+	add("processing/dirty: an add while processing queues at Done", testDirty)
+	add("FIFO: keys come out in add order", testFIFO)
+	add("AddAfter: the earliest deadline wins", testAddAfter)
+	add("rate limiter: exponential delays as client-go's", testExponential)
+	add("rate limiter: fast-slow delays as client-go's", testFastSlow)
+	add("rate limiter: max-of delays as client-go's", testMaxOf)
+	add("rate limiter: bucket burst, then 1/qps apart", testBucket)
+	add("rate limiter: max wait caps the delay", testMaxWait)
+	add("ShutDownWithDrain waits for processing keys", testDrain)
+	add("Get after ShutDown: ready keys, then shutdown", testGetAfterShutdown)
+	add("batches and priorities: AddBatch, GetBatch, DoneGet, Stats", testBatchPriority)
+	add("bad input: clear errors, nothing changed", testBadInput)
+	add("two processes share one queue", testTwoProcesses)
+	add("a SIGKILLed worker's keys come back", testKilledWorker)
+
+	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
+	for _, c := range cases {
+		check(c.name, run(c.fn))
+	}
+	if failed > 0 {
+		fmt.Println("not ok 1 kwq_go")
+		os.Exit(1)
+	}
+	fmt.Println("ok 1 kwq_go")
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+// example: a controller's worker pool on kwq, in the shape of client-go's
+// sample-controller: processNextWorkItem takes a key, reconciles it,
+// Forgets it on success and AddRateLimited it on failure (up to
+// maxRetries). The queue is held as client-go's interface: only the
+// constructor is kwq's.
+//
+//	example [-queue NAME] [-workers N] [-keys N]
+//
+// Every third key fails its first two reconciles. Exits 0 when every key
+// was reconciled exactly once.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"kwq.dev/kwq"
+)
+
+const maxRetries = 5
+
+type controller struct {
+	queue      workqueue.TypedRateLimitingInterface[string]
+	mu         sync.Mutex
+	attempts   map[string]int
+	reconciled map[string]int
+	retries    atomic.Int64
+	left       sync.WaitGroup
+}
+
+// reconcile fails the first two attempts of every third key.
+func (c *controller) reconcile(key string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.attempts[key]++
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	if h.Sum32()%3 == 0 && c.attempts[key] <= 2 {
+		return fmt.Errorf("%s: transient failure %d", key, c.attempts[key])
+	}
+	c.reconciled[key]++
+	return nil
+}
+
+func (c *controller) processNextWorkItem() bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.reconcile(key); err != nil {
+		if c.queue.NumRequeues(key) < maxRetries {
+			c.retries.Add(1)
+			c.queue.AddRateLimited(key)
+			return true
+		}
+		fmt.Fprintf(os.Stderr, "example: dropping %s: %v\n", key, err)
+	}
+	c.queue.Forget(key)
+	c.left.Done()
+	return true
+}
+
+func main() {
+	name := flag.String("queue", "example", "queue name")
+	workers := flag.Int("workers", 4, "worker goroutines")
+	nkeys := flag.Int("keys", 300, "keys to reconcile")
+	flag.Parse()
+
+	kwq.Destroy(*name)
+	q, err := kwq.New(kwq.Config{Name: *name, RateLimiter: kwq.NewMaxOfRateLimiter(
+		kwq.NewItemExponentialFailureRateLimiter(5*time.Millisecond, time.Second),
+		kwq.NewBucketRateLimiter(1000, 100))})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer kwq.Destroy(*name)
+	defer q.Close()
+
+	c := &controller{queue: q, attempts: map[string]int{}, reconciled: map[string]int{}}
+	c.left.Add(*nkeys)
+	var wg sync.WaitGroup
+	for i := 0; i < *workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c.processNextWorkItem() {
+			}
+		}()
+	}
+	start := time.Now()
+	for i := 0; i < *nkeys; i++ {
+		c.queue.Add(fmt.Sprintf("default/object-%04d", i))
+	}
+	c.left.Wait()
+	c.queue.ShutDownWithDrain()
+	wg.Wait()
+
+	bad := 0
+	for i := 0; i < *nkeys; i++ {
+		if n := c.reconciled[fmt.Sprintf("default/object-%04d", i)]; n != 1 {
+			bad++
+		}
+	}
+	fmt.Printf("example: %d keys, %d workers, %d retries, %d not reconciled exactly once, %v\n",
+		*nkeys, *workers, c.retries.Load(), bad, time.Since(start).Round(time.Millisecond))
+	if bad > 0 || c.retries.Load() == 0 {
+		os.Exit(1)
+	}
+}

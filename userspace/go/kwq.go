@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+// Package kwq is a keyed work queue in the Linux kernel (/dev/kwq) with
+// the API of client-go's util/workqueue: a *Queue is a
+// workqueue.TypedRateLimitingInterface[string], so a controller switches
+// by changing its constructor:
+//
+//	q := workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{Name: "foo"})
+//	q, err := kwq.New(kwq.Config{Name: "foo", RateLimiter: kwq.DefaultControllerRateLimiter()})
+//
+// The queue lives in the kernel: other processes Open it by name, and a
+// process that dies hands the keys it was processing back to the queue.
+// Pure Go over the ioctls (golang.org/x/sys/unix), no cgo.
+//
+// The methods of the client-go interface cannot return errors; they pass
+// them to Config.ErrorHandler. Each has a Try variant that returns them.
+// Errors are *Error, which names the queue and the key and wraps the
+// errno: errors.Is(err, unix.ESHUTDOWN).
+package kwq
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// DefaultDevice is the device a Config with no Device uses.
+const DefaultDevice = "/dev/kwq"
+
+// ErrClosed: the Queue was closed by Close.
+var ErrClosed = errors.New("queue closed")
+
+// Error is the error of an operation on a queue.
+type Error struct {
+	Op    string // "add", "get", ...
+	Queue string // the queue's name
+	Key   string // the key, if the operation had one
+	Err   error  // a unix.Errno, ErrClosed or a validation error
+}
+
+func (e *Error) Error() string {
+	if e.Key != "" {
+		return fmt.Sprintf("kwq: %s of key %q on queue %q: %v", e.Op, e.Key, e.Queue, e.Err)
+	}
+	return fmt.Sprintf("kwq: %s on queue %q: %v", e.Op, e.Queue, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Config names a queue to create, the way client-go's
+// TypedRateLimitingQueueConfig and rate limiter constructors do.
+type Config struct {
+	Name        string       // 1..63 bytes of [A-Za-z0-9._-]
+	RateLimiter *RateLimiter // nil: DefaultControllerRateLimiter
+	Mode        uint32       // permission bits for Open by others; 0 = 0600
+	MaxItems    uint32       // most keys queued at once (ENOSPC beyond), 0 = no cap
+	Device      string       // "" = DefaultDevice
+	// ErrorHandler receives the errors of the methods that cannot return
+	// one (Add, Done, ...); nil logs them with the log package.
+	ErrorHandler func(error)
+}
+
+// Queue is one fd of /dev/kwq attached to a queue. Safe for concurrent
+// use by many goroutines; keys it takes with Get are leased to it until
+// Done, and go back to the queue if it is closed (or its process dies).
+type Queue struct {
+	fd      int
+	name    string
+	closed  atomic.Bool
+	onError func(error)
+}
+
+var _ interface {
+	Add(string)
+	Len() int
+	Get() (string, bool)
+	Done(string)
+	ShutDown()
+	ShutDownWithDrain()
+	ShuttingDown() bool
+	AddAfter(string, time.Duration)
+	AddRateLimited(string)
+	Forget(string)
+	NumRequeues(string) int
+} = (*Queue)(nil)
+
+func validName(name string) error {
+	if len(name) == 0 || len(name) >= nameLen {
+		return fmt.Errorf("invalid queue name: %d bytes, not 1..%d", len(name), nameLen-1)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("invalid queue name: byte %q not in [A-Za-z0-9._-]", c)
+		}
+	}
+	return nil
+}
+
+func validKey(key string) error {
+	if len(key) == 0 || len(key) > KeyLenMax {
+		return fmt.Errorf("invalid key: %d bytes, not 1..%d", len(key), KeyLenMax)
+	}
+	return nil
+}
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	for {
+		_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+}
+
+func openDev(dev string) (int, error) {
+	if dev == "" {
+		dev = DefaultDevice
+	}
+	return unix.Open(dev, unix.O_RDWR|unix.O_CLOEXEC, 0)
+}
+
+func handler(h func(error)) func(error) {
+	if h != nil {
+		return h
+	}
+	return func(err error) { log.Print(err) }
+}
+
+// New creates the queue cfg.Name (EEXIST if the name is taken) and
+// attaches a new fd to it.
+func New(cfg Config) (*Queue, error) {
+	fail := func(err error) (*Queue, error) {
+		return nil, &Error{Op: "create", Queue: cfg.Name, Err: err}
+	}
+	if err := validName(cfg.Name); err != nil {
+		return fail(err)
+	}
+	rl := cfg.RateLimiter
+	var a createArgs
+	if rl != nil {
+		if err := rl.check(); err != nil {
+			return fail(err)
+		}
+		a.NrLimits = uint32(len(rl.limits))
+		copy(a.Limits[:], rl.limits)
+		a.MaxWaitNs = uint64(rl.maxWait)
+	}
+	if cfg.Mode > 0o777 {
+		return fail(fmt.Errorf("mode %#o is not a permission mode", cfg.Mode))
+	}
+	copy(a.Name[:], cfg.Name)
+	a.Mode = cfg.Mode
+	a.MaxItems = cfg.MaxItems
+	fd, err := openDev(cfg.Device)
+	if err != nil {
+		return fail(err)
+	}
+	pa := &a
+	if err := ioctl(fd, iocCreate, unsafe.Pointer(pa)); err != nil {
+		unix.Close(fd)
+		return fail(err)
+	}
+	return &Queue{fd: fd, name: cfg.Name, onError: handler(cfg.ErrorHandler)}, nil
+}
+
+// Open attaches a new fd to the existing queue name, shared with the
+// processes that use it (ENOENT if there is none). errorHandler is as
+// Config.ErrorHandler.
+func Open(name string, errorHandler func(error)) (*Queue, error) {
+	return OpenDevice(DefaultDevice, name, errorHandler)
+}
+
+// OpenDevice is Open through the device dev.
+func OpenDevice(dev, name string, errorHandler func(error)) (*Queue, error) {
+	fd, err := nameIoctl(dev, "open", iocOpen, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{fd: fd, name: name, onError: handler(errorHandler)}, nil
+}
+
+// Destroy destroys the queue name: fds attached to it fail with EIDRM.
+func Destroy(name string) error {
+	fd, err := nameIoctl(DefaultDevice, "destroy", iocDestroy, name)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err
+}
+
+func nameIoctl(dev, op string, req uintptr, name string) (int, error) {
+	if err := validName(name); err != nil {
+		return -1, &Error{Op: op, Queue: name, Err: err}
+	}
+	a := &openArgs{}
+	copy(a.Name[:], name)
+	fd, err := openDev(dev)
+	if err != nil {
+		return -1, &Error{Op: op, Queue: name, Err: err}
+	}
+	if err := ioctl(fd, req, unsafe.Pointer(a)); err != nil {
+		unix.Close(fd)
+		return -1, &Error{Op: op, Queue: name, Err: err}
+	}
+	return fd, nil
+}
+
+// Name is the queue's name.
+func (q *Queue) Name() string { return q.name }
+
+// Close detaches from the queue: keys this Queue is processing go back
+// to it. The queue itself stays (Destroy removes it). Call it once no
+// goroutine uses q any more.
+func (q *Queue) Close() error {
+	if q.closed.Swap(true) {
+		return &Error{Op: "close", Queue: q.name, Err: ErrClosed}
+	}
+	return unix.Close(q.fd)
+}
+
+func (q *Queue) err(op, key string, err error) error {
+	return &Error{Op: op, Queue: q.name, Key: key, Err: err}
+}
+
+// recBuf is a heap buffer of records and the argument structs, pooled:
+// the kernel reads them through pointers the garbage collector cannot see.
+type recBuf struct {
+	b      []byte
+	keys   keysArgs
+	get    doneGetArgs
+	delays []uint64
+}
+
+var bufPool = sync.Pool{New: func() any { return &recBuf{b: make([]byte, 0, 4096)} }}
+
+func getBuf() *recBuf {
+	rb := bufPool.Get().(*recBuf)
+	rb.b = rb.b[:0]
+	return rb
+}
+
+func putBuf(rb *recBuf) {
+	if cap(rb.b) <= 1<<20 {
+		bufPool.Put(rb)
+	}
+}
+
+func appendRec(b []byte, key string, prio int32) []byte {
+	n := len(b)
+	size := recSize(len(key))
+	for cap(b) < n+size {
+		b = append(b[:cap(b)], 0)
+	}
+	b = b[:n+size]
+	*(*uint32)(unsafe.Pointer(&b[n])) = uint32(len(key))
+	*(*int32)(unsafe.Pointer(&b[n+4])) = prio
+	copy(b[n+recHdrSize:], key)
+	clear(b[n+recHdrSize+len(key) : n+size])
+	return b
+}
+
+// parseRecs appends the keys of the records in b to keys.
+func parseRecs(b []byte, nr int, keys []string) ([]string, error) {
+	off := 0
+	for i := 0; i < nr; i++ {
+		if len(b)-off < recHdrSize {
+			return keys, unix.EPROTO
+		}
+		n := int(*(*uint32)(unsafe.Pointer(&b[off])))
+		if n == 0 || n > KeyLenMax || len(b)-off < recSize(n) {
+			return keys, unix.EPROTO
+		}
+		keys = append(keys, string(b[off+recHdrSize:off+recHdrSize+n]))
+		off += recSize(n)
+	}
+	return keys, nil
+}
+
+// keysIoctl runs one KWQ_IOC_ADD/DONE/FORGET/REMOVE over keys, all
+// checked first: bad input changes nothing. Returns how many took effect.
+func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, flags uint32,
+	after time.Duration, delays []uint64) (int, error) {
+	if q.closed.Load() {
+		return 0, q.err(op, firstKey(keys), ErrClosed)
+	}
+	if len(keys) == 0 || len(keys) > BatchMax {
+		return 0, q.err(op, "", fmt.Errorf("%d keys, not 1..%d", len(keys), BatchMax))
+	}
+	for _, k := range keys {
+		if err := validKey(k); err != nil {
+			return 0, q.err(op, k, err)
+		}
+	}
+	rb := getBuf()
+	defer putBuf(rb)
+	for _, k := range keys {
+		rb.b = appendRec(rb.b, k, prio)
+	}
+	if len(rb.b) > 1<<32-1 {
+		return 0, q.err(op, "", unix.E2BIG)
+	}
+	a := &rb.keys
+	*a = keysArgs{Recs: uint64(uintptr(unsafe.Pointer(&rb.b[0]))), RecsLen: uint32(len(rb.b)),
+		Nr: uint32(len(keys)), Flags: flags, AfterNs: int64(after)}
+	if delays != nil {
+		rb.delays = append(rb.delays[:0], make([]uint64, len(keys))...)
+		a.Delays = uint64(uintptr(unsafe.Pointer(&rb.delays[0])))
+	}
+	err := ioctl(q.fd, req, unsafe.Pointer(a))
+	done := int(a.Done)
+	if delays != nil {
+		copy(delays, rb.delays)
+	}
+	if err != nil {
+		k := ""
+		if done < len(keys) {
+			k = keys[done]
+		}
+		return done, q.err(op, k, err)
+	}
+	return done, nil
+}
+
+func firstKey(keys []string) string {
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+// TryAdd queues key (client-go Add): a key already queued stays once; a
+// key processing is queued again at its Done.
+func (q *Queue) TryAdd(key string) error {
+	_, err := q.keysIoctl("add", iocAdd, []string{key}, 0, 0, 0, nil)
+	return err
+}
+
+// TryAddPriority queues key at priority prio: higher priorities are
+// taken first, FIFO within one.
+func (q *Queue) TryAddPriority(key string, prio int32) error {
+	_, err := q.keysIoctl("add", iocAdd, []string{key}, prio, 0, 0, nil)
+	return err
+}
+
+// AddBatch queues keys (at most BatchMax) in one call, in order; it
+// returns how many were queued: on error the first n took effect.
+func (q *Queue) AddBatch(keys []string) (int, error) {
+	return q.keysIoctl("add", iocAdd, keys, 0, 0, 0, nil)
+}
+
+// AddBatchPriority is AddBatch at priority prio.
+func (q *Queue) AddBatchPriority(keys []string, prio int32) (int, error) {
+	return q.keysIoctl("add", iocAdd, keys, prio, 0, 0, nil)
+}
+
+// TryAddAfter queues key once d has passed (client-go AddAfter); a
+// pending earlier deadline wins; d <= 0 adds now.
+func (q *Queue) TryAddAfter(key string, d time.Duration) error {
+	if d <= 0 {
+		return q.TryAdd(key)
+	}
+	_, err := q.keysIoctl("add-after", iocAdd, []string{key}, 0, addAfter, d, nil)
+	return err
+}
+
+// TryAddRateLimited queues key after the delay its rate limiters choose
+// (client-go AddRateLimited) and returns that delay.
+func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
+	var d [1]uint64
+	_, err := q.keysIoctl("add-rate-limited", iocAdd, []string{key}, 0, addRateLimited, 0, d[:])
+	return time.Duration(d[0]), err
+}
+
+// TryDone finishes key, taken by this Queue's Get (client-go Done):
+// ENOENT if it is not processing, EPERM if another fd holds it.
+func (q *Queue) TryDone(key string) error {
+	_, err := q.keysIoctl("done", iocDone, []string{key}, 0, 0, 0, nil)
+	return err
+}
+
+// DoneBatch finishes keys in one call, in order; see AddBatch.
+func (q *Queue) DoneBatch(keys []string) (int, error) {
+	return q.keysIoctl("done", iocDone, keys, 0, 0, 0, nil)
+}
+
+// TryForget clears key's failure count (client-go Forget).
+func (q *Queue) TryForget(key string) error {
+	_, err := q.keysIoctl("forget", iocForget, []string{key}, 0, 0, 0, nil)
+	return err
+}
+
+// Remove takes key out of the queue: ENOENT if it is not queued, EBUSY
+// if it is processing and not queued again.
+func (q *Queue) Remove(key string) error {
+	_, err := q.keysIoctl("remove", iocRemove, []string{key}, 0, 0, 0, nil)
+	return err
+}
+
+// TryNumRequeues is key's failure count (client-go NumRequeues).
+func (q *Queue) TryNumRequeues(key string) (int, error) {
+	if q.closed.Load() {
+		return 0, q.err("num-requeues", key, ErrClosed)
+	}
+	if err := validKey(key); err != nil {
+		return 0, q.err("num-requeues", key, err)
+	}
+	rb := getBuf()
+	defer putBuf(rb)
+	rb.b = append(rb.b, key...)
+	a := &rb.keys // reused as storage for a keyArgs
+	ka := (*keyArgs)(unsafe.Pointer(a))
+	*ka = keyArgs{Key: uint64(uintptr(unsafe.Pointer(&rb.b[0]))), Len: uint32(len(key))}
+	if err := ioctl(q.fd, iocNumRequeues, unsafe.Pointer(ka)); err != nil {
+		return 0, q.err("num-requeues", key, err)
+	}
+	return int(ka.Count), nil
+}
+
+// TryLen is the number of keys ready (client-go Len).
+func (q *Queue) TryLen() (int, error) {
+	if q.closed.Load() {
+		return 0, q.err("len", "", ErrClosed)
+	}
+	rb := getBuf()
+	defer putBuf(rb)
+	v := &rb.keys.Recs // 8 bytes of heap
+	if err := ioctl(q.fd, iocLen, unsafe.Pointer(v)); err != nil {
+		return 0, q.err("len", "", err)
+	}
+	return int(*v), nil
+}
+
+// Forever as a timeout waits without limit.
+const Forever time.Duration = -1
+
+// DoneGet finishes done (may be empty), then takes up to max keys as
+// GetBatch does, in one system call: a worker's cycle. If finishing a key
+// fails, no key is taken and the error names it.
+func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string, error) {
+	if q.closed.Load() {
+		return nil, q.err("done-get", firstKey(done), ErrClosed)
+	}
+	if max < 1 || max > BatchMax {
+		return nil, q.err("get", "", fmt.Errorf("max %d keys, not 1..%d", max, BatchMax))
+	}
+	if len(done) > BatchMax {
+		return nil, q.err("done", "", fmt.Errorf("%d keys, not 0..%d", len(done), BatchMax))
+	}
+	for _, k := range done {
+		if err := validKey(k); err != nil {
+			return nil, q.err("done", k, err)
+		}
+	}
+	rb := getBuf()
+	defer putBuf(rb)
+	for _, k := range done {
+		rb.b = appendRec(rb.b, k, 0)
+	}
+	dl := len(rb.b)
+	want := dl + max*recSizeMax
+	if cap(rb.b) < want {
+		nb := make([]byte, dl, want)
+		copy(nb, rb.b)
+		rb.b = nb
+	}
+	rb.b = rb.b[:want]
+	a := &rb.get
+	*a = doneGetArgs{DoneNr: uint32(len(done)), DoneLen: uint32(dl)}
+	if dl > 0 {
+		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&rb.b[0])))
+	}
+	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&rb.b[dl]))), RecsLen: uint32(want - dl),
+		Max: uint32(max), TimeoutNs: timeoutNs(timeout)}
+	req := iocDoneGet
+	arg := unsafe.Pointer(a)
+	op := "done-get"
+	if len(done) == 0 {
+		req, arg, op = iocGet, unsafe.Pointer(&a.Get), "get"
+	}
+	if err := ioctl(q.fd, req, arg); err != nil {
+		k := ""
+		if int(a.Done) < len(done) {
+			k = done[a.Done]
+		}
+		return nil, q.err(op, k, err)
+	}
+	keys, err := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), make([]string, 0, a.Get.Nr))
+	if err != nil {
+		return keys, q.err(op, "", err)
+	}
+	return keys, nil
+}
+
+func timeoutNs(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return int64(d)
+}
+
+// GetBatch takes up to max ready keys, waiting at most timeout for the
+// first (Forever: no limit; 0: EAGAIN at once; ETIMEDOUT when it
+// passes; ESHUTDOWN once shut down with nothing ready).
+func (q *Queue) GetBatch(max int, timeout time.Duration) ([]string, error) {
+	return q.DoneGet(nil, max, timeout)
+}
+
+// TryGet takes one key, waiting at most timeout.
+func (q *Queue) TryGet(timeout time.Duration) (string, error) {
+	keys, err := q.DoneGet(nil, 1, timeout)
+	if err != nil {
+		return "", err
+	}
+	if len(keys) != 1 {
+		return "", q.err("get", "", unix.EPROTO)
+	}
+	return keys[0], nil
+}
+
+// TryShutDown shuts the queue down (client-go ShutDown; with drain,
+// ShutDownWithDrain): adds fail with ESHUTDOWN, Get returns what is
+// ready, then ESHUTDOWN. With drain, it waits until no key is ready or
+// processing.
+func (q *Queue) TryShutDown(drain bool) error {
+	if q.closed.Load() {
+		return q.err("shutdown", "", ErrClosed)
+	}
+	rb := getBuf()
+	defer putBuf(rb)
+	a := (*shutdownArgs)(unsafe.Pointer(&rb.keys))
+	*a = shutdownArgs{}
+	if drain {
+		a.Flags = shutdownDrain
+	}
+	if err := ioctl(q.fd, iocShutdown, unsafe.Pointer(a)); err != nil {
+		return q.err("shutdown", "", err)
+	}
+	return nil
+}
+
+// Stats are the counters of the queue (KWQ_IOC_STATS).
+type Stats struct {
+	Len, Waiting, Processing, Depth       uint64
+	AddsTotal, RetriesTotal               uint64
+	DroppedAtShutdown, LeaseReturns       uint64
+	FailureRecords, FailureRecordsEvicted uint64
+	UnfinishedWork, LongestRunning        time.Duration
+	ShuttingDown                          bool
+	Priorities                            []PriorityDepth // highest first, at most 8
+	OtherPriorities                       uint64          // ready keys of the levels not listed
+}
+
+// PriorityDepth is the number of ready keys of one priority level.
+type PriorityDepth struct {
+	Priority int32
+	Depth    uint64
+}
+
+var statsPool = sync.Pool{New: func() any { return new(statsArgs) }}
+
+// Stats reads the queue's counters.
+func (q *Queue) Stats() (Stats, error) {
+	if q.closed.Load() {
+		return Stats{}, q.err("stats", "", ErrClosed)
+	}
+	a := statsPool.Get().(*statsArgs)
+	defer statsPool.Put(a)
+	*a = statsArgs{}
+	if err := ioctl(q.fd, iocStats, unsafe.Pointer(a)); err != nil {
+		return Stats{}, q.err("stats", "", err)
+	}
+	s := Stats{Len: a.Len, Waiting: a.Waiting, Processing: a.Processing, Depth: a.Depth,
+		AddsTotal: a.AddsTotal, RetriesTotal: a.RetriesTotal,
+		DroppedAtShutdown: a.DroppedAtShutdown, LeaseReturns: a.LeaseReturns,
+		FailureRecords: a.FailureRecords, FailureRecordsEvicted: a.FailureRecordsEvicted,
+		UnfinishedWork: time.Duration(a.UnfinishedWorkNs), LongestRunning: time.Duration(a.LongestRunningNs),
+		ShuttingDown: a.ShuttingDown != 0, OtherPriorities: a.PriosOther}
+	for i := 0; i < int(a.NrPrios) && i < statsPrios; i++ {
+		s.Priorities = append(s.Priorities, PriorityDepth{a.Prios[i].Priority, a.Prios[i].Depth})
+	}
+	return s, nil
+}
+
+// --- client-go's TypedRateLimitingInterface[string] ---------------------
+
+func (q *Queue) report(err error) {
+	if err != nil {
+		q.onError(err)
+	}
+}
+
+// Add is TryAdd with the error to the ErrorHandler. An add after
+// ShutDown is dropped silently, as client-go does.
+func (q *Queue) Add(key string) {
+	if err := q.TryAdd(key); err != nil && !errors.Is(err, unix.ESHUTDOWN) {
+		q.onError(err)
+	}
+}
+
+// Len is TryLen; 0 on error.
+func (q *Queue) Len() int {
+	n, err := q.TryLen()
+	q.report(err)
+	return n
+}
+
+// Get waits for a key; shutdown is true once the queue is shut down and
+// nothing is ready (or on any other error, which goes to the
+// ErrorHandler), as client-go's Get.
+func (q *Queue) Get() (key string, shutdown bool) {
+	k, err := q.TryGet(Forever)
+	if err != nil {
+		if !errors.Is(err, unix.ESHUTDOWN) {
+			q.onError(err)
+		}
+		return "", true
+	}
+	return k, false
+}
+
+// Done is TryDone with the error to the ErrorHandler.
+func (q *Queue) Done(key string) { q.report(q.TryDone(key)) }
+
+// ShutDown is TryShutDown(false) with the error to the ErrorHandler.
+func (q *Queue) ShutDown() { q.report(q.TryShutDown(false)) }
+
+// ShutDownWithDrain is TryShutDown(true) with the error to the ErrorHandler.
+func (q *Queue) ShutDownWithDrain() { q.report(q.TryShutDown(true)) }
+
+// ShuttingDown reports whether the queue is shut down.
+func (q *Queue) ShuttingDown() bool {
+	s, err := q.Stats()
+	q.report(err)
+	return s.ShuttingDown
+}
+
+// AddAfter is TryAddAfter with the error to the ErrorHandler; dropped
+// silently after ShutDown.
+func (q *Queue) AddAfter(key string, d time.Duration) {
+	if err := q.TryAddAfter(key, d); err != nil && !errors.Is(err, unix.ESHUTDOWN) {
+		q.onError(err)
+	}
+}
+
+// AddRateLimited is TryAddRateLimited with the error to the ErrorHandler.
+func (q *Queue) AddRateLimited(key string) {
+	if _, err := q.TryAddRateLimited(key); err != nil && !errors.Is(err, unix.ESHUTDOWN) {
+		q.onError(err)
+	}
+}
+
+// Forget is TryForget with the error to the ErrorHandler.
+func (q *Queue) Forget(key string) { q.report(q.TryForget(key)) }
+
+// NumRequeues is TryNumRequeues; 0 on error.
+func (q *Queue) NumRequeues(key string) int {
+	n, err := q.TryNumRequeues(key)
+	q.report(err)
+	return n
+}

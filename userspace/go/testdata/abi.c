@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Print the ioctl numbers and sizes of include/uapi/linux/kwq.h, one
+ * "NAME VALUE" a line, for abi_test.go (KWQ_ABI_FILE): make check builds
+ * and runs it, so the Go mirror of the ABI is compared with the header.
+ */
+#include <stdio.h>
+#include <linux/kwq.h>
+
+#define P(x) printf("%s %lu\n", #x, (unsigned long)(x))
+
+int main(void)
+{
+	P(KWQ_IOC_CREATE);
+	P(KWQ_IOC_OPEN);
+	P(KWQ_IOC_DESTROY);
+	P(KWQ_IOC_ADD);
+	P(KWQ_IOC_GET);
+	P(KWQ_IOC_DONE);
+	P(KWQ_IOC_FORGET);
+	P(KWQ_IOC_REMOVE);
+	P(KWQ_IOC_NUM_REQUEUES);
+	P(KWQ_IOC_LEN);
+	P(KWQ_IOC_SHUTDOWN);
+	P(KWQ_IOC_STATS);
+	P(KWQ_IOC_DONE_GET);
+	P(sizeof(struct kwq_limit));
+	P(sizeof(struct kwq_rec));
+	P(KWQ_REC_SIZE_MAX);
+	P(KWQ_NAME_LEN);
+	P(KWQ_KEY_LEN_MAX);
+	P(KWQ_LIMITS_MAX);
+	P(KWQ_BATCH_MAX);
+	P(KWQ_LIMIT_EXPONENTIAL);
+	P(KWQ_LIMIT_FAST_SLOW);
+	P(KWQ_LIMIT_BUCKET);
+	P(KWQ_ADD_AFTER);
+	P(KWQ_ADD_RATE_LIMITED);
+	P(KWQ_GET_DETACHED);
+	P(KWQ_SHUTDOWN_DRAIN);
+	P(KWQ_STATS_BUCKETS);
+	P(KWQ_STATS_PRIOS);
+	return 0;
+}
