@@ -1389,21 +1389,21 @@ static void poll_reports_ready_keys_and_hangup(struct kunit *test)
 	struct kwq *q = kt_create(test, NULL, &c);
 	struct kwq_item a;
 
-	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q, NULL, NULL));
+	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q));
 	kt_add_after(q, "a", 10 * MS);
-	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q, NULL, NULL));
+	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q));
 	kt_advance(c, 10 * MS);
 	KUNIT_EXPECT_EQ(test, (__force unsigned int)(EPOLLIN | EPOLLRDNORM),
-			(__force unsigned int)kwq_poll(q, NULL, NULL));
+			(__force unsigned int)kwq_poll(q));
 	a = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q, NULL, NULL));
+	KUNIT_EXPECT_EQ(test, 0U, (__force unsigned int)kwq_poll(q));
 	kt_add(q, "b");
 	kwq_shutdown(q);
 	KUNIT_EXPECT_EQ(test, (__force unsigned int)(EPOLLIN | EPOLLRDNORM),
-			(__force unsigned int)kwq_poll(q, NULL, NULL));
+			(__force unsigned int)kwq_poll(q));
 	kt_get_done(test, q, "b");
 	KUNIT_EXPECT_EQ(test, (__force unsigned int)EPOLLHUP,
-			(__force unsigned int)kwq_poll(q, NULL, NULL));
+			(__force unsigned int)kwq_poll(q));
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 }
 

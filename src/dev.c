@@ -1532,7 +1532,8 @@ static __poll_t kwq_dev_poll(struct file *file, poll_table *wait)
 
 	if (IS_ERR(uq))
 		return PTR_ERR(uq) == -EIDRM ? EPOLLERR | EPOLLHUP : EPOLLERR;
-	return kwq_poll(uq->q, file, wait);
+	poll_wait(file, kwq_get_waitqueue(uq->q), wait);
+	return kwq_poll(uq->q);
 }
 
 static int kwq_dev_open(struct inode *inode, struct file *file)

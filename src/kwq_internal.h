@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 int kwq_core_init(void);
 void kwq_core_exit(void);
@@ -97,15 +98,18 @@ int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
 		       unsigned int max, const struct kwq_get_ctl *ctl);
 
 struct dentry;
-struct file;
-struct poll_table_struct;
 /*
  * Undo the get of @item (its copy to userspace failed): back to the head
  * of its level, as if never taken. A lease already ended is left alone.
  */
 void kwq_unget(struct kwq *q, const struct kwq_item *item);
-__poll_t kwq_poll(struct kwq *q, struct file *file,
-		  struct poll_table_struct *wait);
+/*
+ * poll() of a queue, for dev.c, which waits on kwq_get_waitqueue() (the
+ * getters' wait queue, woken by every add that makes a key ready and by
+ * shutdown): EPOLLIN while a key is ready, EPOLLHUP once shut down.
+ */
+wait_queue_head_t *kwq_get_waitqueue(struct kwq *q);
+__poll_t kwq_poll(struct kwq *q);
 
 /* registry.c, for dev.c and main.c */
 /* What kwq_destroy() calls to take a queue off /dev/kwq; NULL: nothing. */

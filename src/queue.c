@@ -1320,13 +1320,17 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_unget);
 
-__poll_t kwq_poll(struct kwq *q, struct file *file,
-		  struct poll_table_struct *wait)
+/* For dev.c: see kwq_internal.h. */
+wait_queue_head_t *kwq_get_waitqueue(struct kwq *q)
+{
+	return &q->get_wq;
+}
+
+__poll_t kwq_poll(struct kwq *q)
 {
 	unsigned long flags;
 	__poll_t mask = 0;
 
-	poll_wait(file, &q->get_wq, wait);
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->nr_ready)
 		mask = EPOLLIN | EPOLLRDNORM;
