@@ -670,7 +670,7 @@ static int kwq_ioc_destroy(struct kwq_ioc *c)
 {
 	struct kwq_open_args *a = &c->a.open;
 	struct kwq_uq *uq;
-	int ret;
+	int ret = 0;
 
 	if (!kwq_name_terminated(a->name) || a->flags || a->pad)
 		return -EINVAL;
@@ -719,8 +719,8 @@ static int kwq_ioc_list(struct kwq_ioc *c)
 {
 	struct kwq_list_args *a = &c->a.list;
 	u32 n, slots;
+	int ret = 0;
 	char *buf;
-	int ret;
 
 	if (a->capacity && !a->names)
 		return -EINVAL;
