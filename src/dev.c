@@ -954,11 +954,12 @@ static void kwq_recs_keys(const u8 *buf, u32 *off, struct kwq_key *keys,
 /*
  * Apply @op to the @nr checked records at @buf, a chunk of keys per core
  * call; *@done counts the keys that took effect. The first error stops.
+ * Once all took effect, *@end (if @end) is the offset past the records.
  */
 static noinline_for_stack int
 kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	       const u8 *buf, u32 nr, const struct kwq_batch_opts *opts,
-	       u32 *done)
+	       u32 *done, u32 *end)
 {
 	/*
 	 * Here and in the other hot paths, arrays written before they are
@@ -995,6 +996,8 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 			break;
 		}
 	}
+	if (end)
+		*end = off;
 	return ret;
 }
 
@@ -1046,7 +1049,8 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	opts.flags = a->flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
 	opts.delays = delays;
 
-	ret = kwq_recs_apply(c->kf, c->uq->q, op, buf, a->nr, &opts, &a->done);
+	ret = kwq_recs_apply(c->kf, c->uq->q, op, buf, a->nr, &opts, &a->done,
+			     NULL);
 	ret = kwq_uq_err(c->uq, ret);
 	if (delays && a->done &&
 	    copy_to_user(udelays, delays, a->done * sizeof(*delays)))
@@ -1335,7 +1339,7 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
 	struct kwq_done_get_args *a = &c->a.done_get;
 	u8 *buf = NULL;
-	u32 off = 0, i;
+	u32 off = 0;
 	int ret;
 
 	ret = kwq_get_args_check(&a->get);
@@ -1355,16 +1359,14 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 		din.nr = min_t(u32, a->done_nr, KWQ_DONE_LAST);
 		if (a->done_nr > din.nr) {
 			ret = kwq_recs_apply(c->kf, c->uq->q, KWQ_OP_DONE, buf,
-					     a->done_nr - din.nr, NULL, &a->done);
+					     a->done_nr - din.nr, NULL, &a->done,
+					     &off);
 			if (ret) {
 				kwq_buf_put(c->kf, buf, small);
 				ret = kwq_uq_err(c->uq, ret);
 				return put_user(a->done, &uarg->done) ?
 				       -EFAULT : ret;
 			}
-			for (i = 0; i < a->done; i++)
-				off += KWQ_REC_SIZE(((const struct kwq_rec *)
-						     (buf + off))->len);
 		}
 		din.recs = buf + off;
 		pdin = &din;
