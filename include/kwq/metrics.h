@@ -19,7 +19,9 @@
 #include <linux/stddef.h>
 #include <uapi/linux/kwq.h>
 #else
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/kwq.h>
 #endif
 
@@ -103,6 +105,18 @@ static const struct kwq_metric kwq_metrics[] = {
 #define KWQ_METRICS_PR	__printf(2, 3)
 #else
 #define KWQ_METRICS_PR
+#endif
+
+#ifndef __KERNEL__
+/* The renderer's printer in userspace: @ctx is a FILE *. */
+static inline void kwq_metrics_stdio(void *ctx, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vfprintf(ctx, fmt, args);
+	va_end(args);
+}
 #endif
 
 /* Histogram bounds as client_golang prints them (10^(i+1) ns). */

@@ -5,7 +5,6 @@
  * come from include/kwq/metrics.h, through libkwq).
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,20 +35,6 @@ static const struct stat_field {
 
 #define NFIELDS ARRAY_SIZE(stat_fields)
 #define FIELD(st, f) (*(const __u64 *)((const char *)(st) + (f)->off))
-
-/* kwq_metrics_seconds()'s printer (include/kwq/metrics.h): stdout. */
-static void out(void *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void out(void *ctx, const char *fmt, ...)
-{
-	va_list args;
-
-	(void)ctx;
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-}
 
 static void print_json_hist(const char *name, const struct kwq_stats_hist *h)
 {
@@ -88,7 +73,7 @@ static void print_table_hist(const char *name, const struct kwq_stats_hist *h)
 	int i;
 
 	printf("%-24s count %llu, sum ", name, (unsigned long long)h->count);
-	kwq_metrics_seconds(out, NULL, h->sum_ns);
+	kwq_metrics_seconds(kwq_metrics_stdio, stdout, h->sum_ns);
 	for (i = 0; i < KWQ_STATS_BUCKETS; i++)
 		printf("%-24s le %-6s %llu\n", "", kwq_metrics_le[i],
 		       (unsigned long long)h->le[i]);

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,23 +134,10 @@ KWQ_PUBLIC int kwq_stats(int fd, struct kwq_stats_args *stats)
 	return ioctl(fd, KWQ_IOC_STATS, stats) < 0 ? -1 : 0;
 }
 
-/* kwq_metrics_render()'s printer: a stdio stream. */
-static void kwq_metrics_file(void *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void kwq_metrics_file(void *ctx, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	vfprintf(ctx, fmt, args);
-	va_end(args);
-}
-
 KWQ_PUBLIC int kwq_stats_prometheus(FILE *f, const char *queue,
 				    const struct kwq_stats_args *stats)
 {
-	kwq_metrics_render(kwq_metrics_file, f, queue, stats);
+	kwq_metrics_render(kwq_metrics_stdio, f, queue, stats);
 	return ferror(f) ? -1 : 0;
 }
 
