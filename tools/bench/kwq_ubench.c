@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kwq.h"
+#include "libkwq.h"
 
 #define QNAME		"kwq_ubench"
 #define MQNAME		"/kwq_ubench"

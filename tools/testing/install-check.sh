@@ -24,7 +24,7 @@ ko=$(ls "$dest/lib/modules/$krel/updates/"kwq.ko* 2>/dev/null | head -1)
 [ -n "$ko" ] || die "make install did not install the module"
 want=(
 	opt/kwq/include/linux/kwq.h
-	opt/kwq/include/kwq.h
+	opt/kwq/include/libkwq.h
 	opt/kwq/bin/kwqctl
 	opt/kwq/share/bash-completion/completions/kwqctl
 	lib/udev/rules.d/60-kwq.rules

@@ -2,7 +2,7 @@
 /*
  * libkwq: thin errno-based wrappers around the /dev/kwq ioctls, record
  * buffer packing, and the duration / limiter SPEC syntax shared with
- * kwqctl. See kwq.h.
+ * kwqctl. See libkwq.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "kwq.h"
+#include "libkwq.h"
 #include "kwq/metrics.h"
 
 #define KWQ_PUBLIC __attribute__((visibility("default")))

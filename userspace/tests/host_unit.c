@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "ktap.h"
-#include "kwq.h"
+#include "libkwq.h"
 
 static void dur_ok(const char *s, uint64_t want)
 {

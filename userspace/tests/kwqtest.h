@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "kwq.h"
+#include "libkwq.h"
 
 #define KT_SEC	1000000000LL
 #define KT_MS	1000000LL

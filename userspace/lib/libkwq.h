@@ -16,8 +16,8 @@
  * Functions that only parse or format (kwq_parse_duration(), ...) never
  * touch a device and are safe in any context.
  */
-#ifndef KWQ_LIB_H
-#define KWQ_LIB_H
+#ifndef LIBKWQ_H
+#define LIBKWQ_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -222,4 +222,4 @@ int kwq_format_limiter(char *buf, size_t size, const struct kwq_limit *l);
 }
 #endif
 
-#endif /* KWQ_LIB_H */
+#endif /* LIBKWQ_H */
