@@ -200,7 +200,7 @@ static void kf_verify(struct kf_step *s, const struct kf_effect *e,
 
 	seen_n = kunit_kcalloc(test, KF_NR, sizeof(*seen_n), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, seen_n);
-	KUNIT_EXPECT_EQ_MSG(test, st.depth, s->pre.depth + e->ready,
+	KUNIT_EXPECT_EQ_MSG(test, st.len, s->pre.len + e->ready,
 			    "N=%u", n);
 	KUNIT_EXPECT_EQ_MSG(test, st.waiting, s->pre.waiting + e->waiting,
 			    "N=%u", n);
@@ -211,8 +211,8 @@ static void kf_verify(struct kf_step *s, const struct kf_effect *e,
 	KUNIT_EXPECT_EQ_MSG(test, st.failure_records,
 			    s->pre.failure_records + e->records, "N=%u", n);
 	KUNIT_EXPECT_EQ_MSG(test, st.processing, s->pre.processing, "N=%u", n);
-	KUNIT_EXPECT_EQ_MSG(test, st.workqueue_depth,
-			    s->pre.workqueue_depth + e->ready, "N=%u", n);
+	KUNIT_EXPECT_EQ_MSG(test, st.depth,
+			    s->pre.depth + e->ready, "N=%u", n);
 
 	while (!kwq_get(s->q, NULL, KWQ_GET_NONBLOCK, 0, &item)) {
 		k = kwq_item_key(&item, &len);

@@ -50,7 +50,7 @@ static void client_go_test_metrics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "foo"));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.adds_total);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
 
 	kt_advance(c, 50 * US);
 	/* Start processing. */
@@ -58,7 +58,7 @@ static void client_go_test_metrics(struct kunit *test)
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.queue_duration.count);
 	KUNIT_EXPECT_EQ(test, 50 * US, st.queue_duration.sum_ns); /* 5e-05 */
-	KUNIT_EXPECT_EQ(test, 0ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
 
 	/* Add it back while processing; multiple adds are de-duped. */
 	for (n = 0; n < 5; n++)
@@ -66,8 +66,8 @@ static void client_go_test_metrics(struct kunit *test)
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.adds_total);
 	/* One thing remains in the queue (dirty, not ready: Len is 0). */
-	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.len);
 
 	kt_advance(c, 25 * US);
 	/* Finish it up. */
@@ -76,8 +76,8 @@ static void client_go_test_metrics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, st.work_duration.count);
 	KUNIT_EXPECT_EQ(test, 25 * US, st.work_duration.sum_ns); /* 2.5e-05 */
 	/* One thing remains in the queue. */
-	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.len);
 
 	/* It should be back on the queue. */
 	i = kt_get(test, q, "foo");
@@ -98,7 +98,7 @@ static void client_go_test_metrics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 25 * US + 1 * MS, st.work_duration.sum_ns);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.unfinished_work_ns);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.longest_running_ns);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.adds_total);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.retries_total);
 	/* 50 us and 25 us: le 1e-04; 25 us and 1 ms: le 1e-04 and 1e-03. */
@@ -197,7 +197,7 @@ static void unfinished_work_and_longest_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 4 * MS, st.longest_running_ns);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.work_duration.count);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.lease_returns);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
 
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &d));
 	st = kt_stats(test, q);
@@ -228,25 +228,25 @@ static void dirty_keys_in_depth(struct kunit *test)
 	/* A delayed requeue is waiting, not dirty. */
 	kt_add_after(q, "b", 10 * MS);
 	st = kt_stats(test, q);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.len);
 	KUNIT_EXPECT_EQ(test, 0, kt_remove(q, "a"));
-	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
 	kt_add(q, "a");
 	/* A plain add turns the delayed requeue of "b" dirty. */
 	kt_add(q, "b");
-	KUNIT_EXPECT_EQ(test, 2ULL, kt_stats(test, q).workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 2ULL, kt_stats(test, q).depth);
 	kt_advance(c, 5 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &b));
 	st = kt_stats(test, q);
-	KUNIT_EXPECT_EQ(test, 2ULL, st.workqueue_depth);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 2ULL, st.len);
 	kt_advance(c, 1 * MS);
 	kt_get_done(test, q, "a");
 	kt_get_done(test, q, "b");
 	st = kt_stats(test, q);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
 	/* Both waited from their add while processing: 6 ms each. */
 	KUNIT_EXPECT_EQ(test, 4ULL, st.queue_duration.count);
 	KUNIT_EXPECT_EQ(test, 12 * MS, st.queue_duration.sum_ns);
@@ -263,7 +263,7 @@ static void delayed_requeue_waits_from_its_deadline(struct kunit *test)
 	kt_add(q, "a");
 	a = kt_get(test, q, "a");
 	kt_add_after(q, "a", 2 * MS);
-	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
 	kt_advance(c, 5 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	kt_advance(c, 1 * MS);
@@ -283,9 +283,9 @@ static void delayed_key_queue_duration_from_expiry(struct kunit *test)
 	kt_add_after(q, "w", 10 * MS);
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.waiting);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
 	kt_advance(c, 10 * MS);
-	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).depth);
 	kt_advance(c, 3 * MS);
 	kt_get_done(test, q, "w");
 	st = kt_stats(test, q);
@@ -310,7 +310,7 @@ static void unget_takes_its_observation_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0ULL, st.queue_duration.sum_ns);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.queue_duration.le[KWQ_HIST_BUCKETS - 1]);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.unfinished_work_ns);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.prio_depth[0].depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.prio_len[0].len);
 	kt_advance(c, 1 * MS);
 	kt_get_done(test, q, "a");
 	st = kt_stats(test, q);
@@ -326,12 +326,12 @@ static void km_expect_levels(struct kunit *test, struct kwq *q,
 
 	KUNIT_ASSERT_EQ(test, n, st.nr_prio_levels);
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, want[i][0], st.prio_depth[i].priority,
+		KUNIT_EXPECT_EQ_MSG(test, want[i][0], st.prio_len[i].priority,
 				    "level %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, (u64)want[i][1],
-				    st.prio_depth[i].depth, "level %u", i);
+				    st.prio_len[i].len, "level %u", i);
 	}
-	KUNIT_EXPECT_EQ(test, other, st.prio_depth_other);
+	KUNIT_EXPECT_EQ(test, other, st.prio_len_other);
 }
 
 /* Ready keys per priority level, highest first, through every path. */
@@ -396,12 +396,12 @@ static void per_priority_depth_is_bounded(struct kunit *test)
 	for (i = 0; i < KWQ_STATS_PRIO_LEVELS; i++) {
 		int prio = KWQ_STATS_PRIO_LEVELS + 2 - i;
 
-		KUNIT_EXPECT_EQ(test, prio, st.prio_depth[i].priority);
-		KUNIT_EXPECT_EQ(test, (u64)prio + 1, st.prio_depth[i].depth);
+		KUNIT_EXPECT_EQ(test, prio, st.prio_len[i].priority);
+		KUNIT_EXPECT_EQ(test, (u64)prio + 1, st.prio_len[i].len);
 	}
 	/* Levels 2, 1, 0: 3 + 2 + 1 keys. */
-	KUNIT_EXPECT_EQ(test, 6ULL, st.prio_depth_other);
-	KUNIT_EXPECT_EQ(test, st.depth, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 6ULL, st.prio_len_other);
+	KUNIT_EXPECT_EQ(test, st.len, st.depth);
 }
 
 static struct kunit_case kwq_metrics_cases[] = {

@@ -107,7 +107,7 @@ static void done_releases_clean_key(struct kunit *test)
 	kt_get_done(test, q, "a");
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.processing);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.len);
 	kt_expect_empty(test, q);
 	/* Released: a new add queues it again. */
 	kt_add(q, "a");
@@ -143,12 +143,12 @@ static noinline void kt_expect_stats_unchanged(struct kunit *test,
 {
 	struct kwq_stats st = kt_stats(test, q);
 
-	KUNIT_EXPECT_EQ(test, want->depth, st.depth);
+	KUNIT_EXPECT_EQ(test, want->len, st.len);
 	KUNIT_EXPECT_EQ(test, want->waiting, st.waiting);
 	KUNIT_EXPECT_EQ(test, want->processing, st.processing);
 	KUNIT_EXPECT_EQ(test, want->adds_total, st.adds_total);
 	KUNIT_EXPECT_EQ(test, want->lease_returns, st.lease_returns);
-	KUNIT_EXPECT_EQ(test, want->workqueue_depth, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, want->depth, st.depth);
 	KUNIT_EXPECT_EQ(test, want->unfinished_work_ns, st.unfinished_work_ns);
 	KUNIT_EXPECT_EQ(test, want->queue_duration.count,
 			st.queue_duration.count);
@@ -190,15 +190,15 @@ static void stale_done_after_key_handed_out_again_is_estale(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.processing);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.workqueue_depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
 
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &it2));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	kt_get_done(test, q, "s");
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.processing);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.len);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.workqueue_depth);
 	kt_expect_empty(test, q);
 }
 
@@ -850,7 +850,7 @@ static void shutdown_drops_waiting_keys_and_counts_them(struct kunit *test)
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.waiting);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.dropped_at_shutdown);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.len);
 	KUNIT_EXPECT_FALSE(test, c->armed);
 	/* The delayed requeue of a processing key is dropped at done. */
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &p));
@@ -1301,7 +1301,7 @@ static void done_get_finishes_then_takes_the_next(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, kwq_done_get(q, NULL, 0, 0, &item));
 	KUNIT_EXPECT_MEMEQ(test, item.key, "a", 1);
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).processing);
-	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).len);
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	kt_expect_empty(test, q);
 }
@@ -1318,7 +1318,7 @@ static void done_get_of_a_stale_item_takes_nothing(struct kunit *test)
 	kt_add(q, "b");
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done_get(q, NULL, 0, 0, &item));
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&old, &item, sizeof(item)));
-	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).len);
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).processing);
 }
 
@@ -1352,13 +1352,13 @@ static void unget_of_an_ended_lease_changes_nothing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &old));
 	kwq_unget(q, &old);
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).len);
 	/* Added and taken again: the old lease still undoes nothing. */
 	kt_add(q, "a");
 	cur = kt_get(test, q, "a");
 	kwq_unget(q, &old);
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).processing);
-	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).len);
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &cur));
 }
 
@@ -1705,7 +1705,7 @@ static void stats_snapshot_counts_everything(struct kunit *test)
 	kt_add_after(q, "w", 10 * MS);
 	kt_rate_limited(test, q, "f");
 	st = kt_stats(test, q);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.len);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.waiting);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.processing);
 	KUNIT_EXPECT_EQ(test, 4ULL, st.adds_total);
@@ -1716,7 +1716,7 @@ static void stats_snapshot_counts_everything(struct kunit *test)
 	kwq_release_owner(q, &x);
 	kwq_shutdown(q);
 	st = kt_stats(test, q);
-	KUNIT_EXPECT_EQ(test, 2ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 2ULL, st.len);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.processing);
 	KUNIT_EXPECT_EQ(test, 1ULL, st.lease_returns);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.dropped_at_shutdown);

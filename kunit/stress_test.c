@@ -218,7 +218,7 @@ static void stress_every_key_processed_never_concurrently(struct kunit *test)
 	}
 	KUNIT_EXPECT_GT(test, atomic_read(&s->retries), 0);
 	st = kt_stats(test, s->q);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.len);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.processing);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.waiting);
 	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&s->retries), st.retries_total);

@@ -377,12 +377,12 @@ static void stats_count_keys_in_slots(struct kunit *test)
 	kt_add_after(q, "c", MS);
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, (u64)WT_FILL + 3, st.waiting);
-	KUNIT_EXPECT_EQ(test, 0ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.len);
 	KUNIT_EXPECT_EQ(test, (u64)WT_FILL + 3, st.adds_total);
 	kt_advance(c, HOUR);
 	st = kt_stats(test, q);
 	KUNIT_EXPECT_EQ(test, (u64)WT_FILL + 1, st.waiting);
-	KUNIT_EXPECT_EQ(test, 2ULL, st.depth);
+	KUNIT_EXPECT_EQ(test, 2ULL, st.len);
 	KUNIT_EXPECT_EQ(test, 0, kt_remove(q, "b"));
 	KUNIT_EXPECT_EQ(test, (u64)WT_FILL, wt_waiting(test, q));
 }

@@ -75,7 +75,7 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	memset(st, 0, sizeof(*st));
 	spin_lock_irqsave(&q->lock, flags);
 	now = kwq_now(q);
-	st->workqueue_depth = q->nr_ready + q->nr_dirty;
+	st->depth = q->nr_ready + q->nr_dirty;
 	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */
 	st->unfinished_work_ns = (u64)q->nr_processing * now - q->start_ns_sum;
 	oldest = list_first_entry_or_null(&q->processing, struct kwq_node,
@@ -89,13 +89,13 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 		const struct kwq_level *l = rb_entry(rb, struct kwq_level,
 						     ready_rb);
 
-		st->prio_depth[i].priority = l->prio;
-		st->prio_depth[i].depth = l->len;
+		st->prio_len[i].priority = l->prio;
+		st->prio_len[i].len = l->len;
 		listed += l->len;
 	}
 	st->nr_prio_levels = i;
-	st->prio_depth_other = q->nr_ready - listed;
-	st->depth = q->nr_ready;
+	st->prio_len_other = q->nr_ready - listed;
+	st->len = q->nr_ready;
 	st->waiting = q->nr_waiting;
 	st->processing = q->nr_processing;
 	st->adds_total = q->adds_total;
@@ -129,7 +129,7 @@ int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a)
 	ret = kwq_get_stats(q, &st);
 	if (ret)
 		return ret;
-	a->len = st.depth;
+	a->len = st.len;
 	a->waiting = st.waiting;
 	a->processing = st.processing;
 	a->adds_total = st.adds_total;
@@ -138,7 +138,7 @@ int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a)
 	a->lease_returns = st.lease_returns;
 	a->failure_records = st.failure_records;
 	a->shutting_down = st.shutting_down;
-	a->depth = st.workqueue_depth;
+	a->depth = st.depth;
 	a->failure_records_evicted = st.failure_records_evicted;
 	a->unfinished_work_ns = st.unfinished_work_ns;
 	a->longest_running_ns = st.longest_running_ns;
@@ -146,9 +146,9 @@ int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a)
 	kwq_hist_to_args(&a->work_duration, &st.work_duration);
 	a->nr_prios = st.nr_prio_levels;
 	for (i = 0; i < st.nr_prio_levels; i++) {
-		a->prios[i].priority = st.prio_depth[i].priority;
-		a->prios[i].depth = st.prio_depth[i].depth;
+		a->prios[i].priority = st.prio_len[i].priority;
+		a->prios[i].len = st.prio_len[i].len;
 	}
-	a->prios_other = st.prio_depth_other;
+	a->prios_other = st.prio_len_other;
 	return 0;
 }

@@ -89,8 +89,8 @@ static const struct kwq_metric kwq_metrics[] = {
 	KWQ_METRIC("kwq_failure_records_evicted_total", "counter",
 		   "Idle failure records forgotten to honour the bound",
 		   KWQ_METRIC_COUNT, failure_records_evicted),
-	KWQ_METRIC("kwq_priority_depth", "gauge",
-		   "Ready keys of the highest priority levels; other: the rest",
+	KWQ_METRIC("kwq_priority_ready", "gauge",
+		   "Ready keys of the highest priority levels (their Len); other: the rest",
 		   KWQ_METRIC_PRIOS, prios),
 	KWQ_METRIC("kwq_shutting_down", "gauge",
 		   "1 once the queue was shut down",
@@ -179,7 +179,7 @@ kwq_metrics_prios(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
 	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
 		pr(ctx, "%s{name=\"%s\",priority=\"%d\"} %llu\n", m, q,
 		   st->prios[i].priority,
-		   (unsigned long long)st->prios[i].depth);
+		   (unsigned long long)st->prios[i].len);
 	if (st->prios_other)
 		pr(ctx, "%s{name=\"%s\",priority=\"other\"} %llu\n", m, q,
 		   (unsigned long long)st->prios_other);

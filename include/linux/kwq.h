@@ -187,7 +187,7 @@ struct kwq_histogram {
 
 /**
  * struct kwq_stats - snapshot of a queue's counters
- * @depth: ready keys (what kwq_len() returns)
+ * @len: ready keys (what kwq_len() returns, client-go's Len)
  * @waiting: keys waiting for their delay to pass
  * @processing: keys handed out by kwq_get() and not yet done
  * @adds_total: adds that queued a key or changed when it runs (client-go's
@@ -200,7 +200,7 @@ struct kwq_histogram {
  * @failure_records_evicted: idle failure records forgotten to honour
  *	the bound
  * @shutting_down: 1 once the queue was shut down
- * @workqueue_depth: client-go's workqueue_depth: @depth plus the
+ * @depth: client-go's workqueue_depth: @len plus the
  *	processing keys added again, which kwq_done() queues (dirty keys)
  * @unfinished_work_ns: client-go's unfinished_work_seconds, in ns: how
  *	long the processing keys have been processing, summed
@@ -210,17 +210,17 @@ struct kwq_histogram {
  *	kwq_get() handing it out (client-go's queue_duration_seconds)
  * @work_duration: time from kwq_get() to kwq_done() (client-go's
  *	work_duration_seconds)
- * @nr_prio_levels: entries of @prio_depth filled
- * @prio_depth: ready keys of the KWQ_STATS_PRIO_LEVELS highest priority
+ * @nr_prio_levels: entries of @prio_len filled
+ * @prio_len: ready keys of the KWQ_STATS_PRIO_LEVELS highest priority
  *	levels that have any, highest first
- * @prio_depth.priority: the level
- * @prio_depth.depth: its ready keys
- * @prio_depth_other: ready keys of the levels not listed in @prio_depth
+ * @prio_len.priority: the level
+ * @prio_len.len: its ready keys
+ * @prio_len_other: ready keys of the levels not listed in @prio_len
  *
  * The clock is the queue's (&struct kwq_config.clock).
  */
 struct kwq_stats {
-	u64 depth;
+	u64 len;
 	u64 waiting;
 	u64 processing;
 	u64 adds_total;
@@ -230,7 +230,7 @@ struct kwq_stats {
 	u64 failure_records;
 	u64 failure_records_evicted;
 	u32 shutting_down;
-	u64 workqueue_depth;
+	u64 depth;
 	u64 unfinished_work_ns;
 	u64 longest_running_ns;
 	struct kwq_histogram queue_duration;
@@ -238,9 +238,9 @@ struct kwq_stats {
 	u32 nr_prio_levels;
 	struct {
 		int priority;
-		u64 depth;
-	} prio_depth[KWQ_STATS_PRIO_LEVELS];
-	u64 prio_depth_other;
+		u64 len;
+	} prio_len[KWQ_STATS_PRIO_LEVELS];
+	u64 prio_len_other;
 };
 
 /**

@@ -96,10 +96,10 @@ type shutdownArgs struct {
 	Pad   uint32
 }
 
-type prioDepth struct {
+type prioLen struct {
 	Priority int32
 	Pad      uint32
-	Depth    uint64
+	Len      uint64
 }
 
 type statsHist struct {
@@ -127,7 +127,7 @@ type statsArgs struct {
 	WorkDuration          statsHist
 	NrPrios               uint32
 	Pad2                  uint32
-	Prios                 [statsPrios]prioDepth
+	Prios                 [statsPrios]prioLen
 	PriosOther            uint64
 }
 

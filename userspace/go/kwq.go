@@ -558,14 +558,14 @@ type Stats struct {
 	FailureRecords, FailureRecordsEvicted uint64
 	UnfinishedWork, LongestRunning        time.Duration
 	ShuttingDown                          bool
-	Priorities                            []PriorityDepth // highest first, at most 8
-	OtherPriorities                       uint64          // ready keys of the levels not listed
+	Priorities                            []PriorityLen // highest first, at most 8
+	OtherPriorities                       uint64        // ready keys of the levels not listed
 }
 
-// PriorityDepth is the number of ready keys of one priority level.
-type PriorityDepth struct {
+// PriorityLen is the number of ready keys of one priority level (its Len).
+type PriorityLen struct {
 	Priority int32
-	Depth    uint64
+	Len      uint64
 }
 
 var statsPool = sync.Pool{New: func() any { return new(statsArgs) }}
@@ -588,7 +588,7 @@ func (q *Queue) Stats() (Stats, error) {
 		UnfinishedWork: time.Duration(a.UnfinishedWorkNs), LongestRunning: time.Duration(a.LongestRunningNs),
 		ShuttingDown: a.ShuttingDown != 0, OtherPriorities: a.PriosOther}
 	for i := 0; i < int(a.NrPrios) && i < statsPrios; i++ {
-		s.Priorities = append(s.Priorities, PriorityDepth{a.Prios[i].Priority, a.Prios[i].Depth})
+		s.Priorities = append(s.Priorities, PriorityLen{a.Prios[i].Priority, a.Prios[i].Len})
 	}
 	return s, nil
 }

@@ -61,7 +61,7 @@ static void print_json(const char *q, const struct kwq_stats_args *st)
 	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
 		printf("%s{\"priority\":%d,\"depth\":%llu}", i ? "," : "",
 		       st->prios[i].priority,
-		       (unsigned long long)st->prios[i].depth);
+		       (unsigned long long)st->prios[i].len);
 	printf("],\"priorities_other\":%llu",
 	       (unsigned long long)st->prios_other);
 	printf(",\"shutting_down\":%s}\n",
@@ -92,7 +92,7 @@ static void print_table(const char *q, const struct kwq_stats_args *st)
 	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
 		printf("%-24s priority %d: %llu\n", "ready_by_priority",
 		       st->prios[i].priority,
-		       (unsigned long long)st->prios[i].depth);
+		       (unsigned long long)st->prios[i].len);
 	if (st->prios_other)
 		printf("%-24s other: %llu\n", "ready_by_priority",
 		       (unsigned long long)st->prios_other);

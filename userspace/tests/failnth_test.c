@@ -186,12 +186,12 @@ static int stats_eq(const struct kwq_stats_args *a,
 #undef F
 	for (unsigned int i = 0; i < a->nr_prios && i < KWQ_STATS_PRIOS; i++)
 		if (a->prios[i].priority != b->prios[i].priority ||
-		    a->prios[i].depth != b->prios[i].depth) {
+		    a->prios[i].len != b->prios[i].len) {
 			snprintf(why, size, "prios[%u] %d:%llu, want %d:%llu", i,
 				 a->prios[i].priority,
-				 (unsigned long long)a->prios[i].depth,
+				 (unsigned long long)a->prios[i].len,
 				 b->prios[i].priority,
-				 (unsigned long long)b->prios[i].depth);
+				 (unsigned long long)b->prios[i].len);
 			return 0;
 		}
 	return 1;
@@ -489,7 +489,7 @@ static void e_prios(unsigned int nr_new, int (*prio)(unsigned int))
 			continue;
 		}
 		want.st.prios[n].priority = p;
-		want.st.prios[n].depth = depth[p];
+		want.st.prios[n].len = depth[p];
 		n++;
 	}
 	want.st.nr_prios = n;
@@ -551,9 +551,9 @@ static void e_add_ready(struct step *s, int err)
 	want.st.adds_total++;
 	want.st.nr_prios = 2;
 	want.st.prios[0].priority = 5;
-	want.st.prios[0].depth = 1;
+	want.st.prios[0].len = 1;
 	want.st.prios[1].priority = 0;
-	want.st.prios[1].depth = 9;
+	want.st.prios[1].len = 9;
 	(void)s;
 }
 
@@ -584,7 +584,7 @@ static void e_add_grow(struct step *s, int err)
 	unsigned int n = err ? s->keys.done : s->keys.nr;
 
 	e_new_ready(s, err, 'g', 0);
-	want.st.prios[0].depth = 10 + n;
+	want.st.prios[0].len = 10 + n;
 }
 
 /* ADD_AFTER and ADD_RATE_LIMITED of NDELAY keys (delays array) */
@@ -648,8 +648,8 @@ static void e_taken(unsigned int nr)
 	want.st.depth -= nr;
 	want.st.processing += nr;
 	want.st.queue_duration.count += nr;
-	want.st.prios[0].depth -= nr;
-	if (!want.st.prios[0].depth)
+	want.st.prios[0].len -= nr;
+	if (!want.st.prios[0].len)
 		want.st.nr_prios = 0;
 }
 
@@ -709,7 +709,7 @@ static void e_remove(struct step *s, int err)
 	m_ready(&want, 'a', 0, n, 0);
 	want.st.len -= n;
 	want.st.depth -= n;
-	want.st.prios[0].depth -= n;
+	want.st.prios[0].len -= n;
 }
 
 /* DONE_GET: finish p0..p3, take up to 8 */
@@ -883,7 +883,7 @@ static void e_done_get_big(struct step *s, int err)
 	want.st.processing++;
 	want.st.queue_duration.count++;
 	want.st.nr_prios = 0;
-	want.st.prios[0].depth = 0;
+	want.st.prios[0].len = 0;
 }
 
 static void p_remove_big(struct step *s)
@@ -901,7 +901,7 @@ static void e_remove_big(struct step *s, int err)
 	m_ready(&want, 'c', 0, n, 0);
 	want.st.len -= n;
 	want.st.depth -= n;
-	want.st.prios[0].depth -= n;
+	want.st.prios[0].len -= n;
 }
 
 static const struct scen scens[] = {

@@ -199,7 +199,7 @@ static int check_histograms(struct expo *e, const char *queue)
 		double prev_le = -INFINITY, prev = 0, inf = -1, count = -1;
 		int nb = 0, have_sum = 0;
 
-		if (f->nsamples == 0 && strcmp(f->name, "kwq_priority_depth"))
+		if (f->nsamples == 0 && strcmp(f->name, "kwq_priority_ready"))
 			return snprintf(e->err, sizeof(e->err),
 					"family %s has no samples", f->name), -1;
 		if (strcmp(f->type, "histogram"))
@@ -573,11 +573,11 @@ static void metrics_cases(void)
 		   val(e, "workqueue_depth", NULL), val(e, "kwq_ready", NULL),
 		   val(e, "kwq_waiting_depth", NULL),
 		   val(e, "workqueue_adds_total", NULL));
-	ktap_check(val(e, "kwq_priority_depth", "priority=\"5\"") == 1 &&
-		   val(e, "kwq_priority_depth", "priority=\"0\"") == 3,
+	ktap_check(val(e, "kwq_priority_ready", "priority=\"5\"") == 1 &&
+		   val(e, "kwq_priority_ready", "priority=\"0\"") == 3,
 		   "priority_depth", "prio5 %g prio0 %g",
-		   val(e, "kwq_priority_depth", "priority=\"5\""),
-		   val(e, "kwq_priority_depth", "priority=\"0\""));
+		   val(e, "kwq_priority_ready", "priority=\"5\""),
+		   val(e, "kwq_priority_ready", "priority=\"0\""));
 
 	/* processing: p is handed out first, added again (dirty) */
 	ktap_check(get_key(fd, "p") == 0, "get_highest_priority_first", "%s",
@@ -611,7 +611,7 @@ static void metrics_cases(void)
 	r = kwq_stats(fd, &st);
 	ktap_check(r == 0 && st.depth == 4 && st.len == 3 &&
 		   st.processing == 1 && st.nr_prios == 1 &&
-		   st.prios[0].priority == 0 && st.prios[0].depth == 3 &&
+		   st.prios[0].priority == 0 && st.prios[0].len == 3 &&
 		   st.queue_duration.count == 1 && st.unfinished_work_ns > 0 &&
 		   st.longest_running_ns <= st.unfinished_work_ns,
 		   "stats_ioctl_new_fields", "depth %llu len %llu prios %u",

@@ -247,15 +247,15 @@ struct kwq_shutdown_args {
 #define KWQ_STATS_PRIOS		8
 
 /**
- * struct kwq_prio_depth - ready keys of one priority level
+ * struct kwq_prio_len - ready keys of one priority level (its Len)
  * @priority: the level
  * @pad: 0
- * @depth: its ready keys
+ * @len: its ready keys
  */
-struct kwq_prio_depth {
+struct kwq_prio_len {
 	__s32 priority;
 	__u32 pad;
-	__u64 depth;
+	__u64 len;
 };
 
 /**
@@ -324,7 +324,7 @@ struct kwq_stats_args {
 	struct kwq_stats_hist work_duration;
 	__u32 nr_prios;
 	__u32 pad2;
-	struct kwq_prio_depth prios[KWQ_STATS_PRIOS];
+	struct kwq_prio_len prios[KWQ_STATS_PRIOS];
 	__u64 prios_other;
 };
 

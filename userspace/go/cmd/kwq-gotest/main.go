@@ -402,7 +402,7 @@ func testBatchPriority() error {
 	if err != nil {
 		return err
 	}
-	if s.Len != 201 || len(s.Priorities) != 2 || s.Priorities[0] != (kwq.PriorityDepth{Priority: 5, Depth: 1}) {
+	if s.Len != 201 || len(s.Priorities) != 2 || s.Priorities[0] != (kwq.PriorityLen{Priority: 5, Len: 1}) {
 		return errorf("Stats: len %d, priorities %v", s.Len, s.Priorities)
 	}
 	got, err := q.GetBatch(64, 0)
