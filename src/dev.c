@@ -122,15 +122,6 @@ MODULE_PARM_DESC(max_bytes_per_user,
 /* The largest record buffer a batch call reads. */
 #define KWQ_RECS_LEN_MAX	(KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX)
 
-static_assert(KWQ_NAME_MAX + 1 == KWQ_NAME_LEN);
-static_assert(KWQ_KEY_LEN_MAX == KWQ_KEY_MAX);
-static_assert(KWQ_LIMITS_MAX == KWQ_MAX_LIMITERS);
-static_assert(KWQ_LIMIT_EXPONENTIAL == KWQ_LIMITER_EXPONENTIAL);
-static_assert(KWQ_LIMIT_FAST_SLOW == KWQ_LIMITER_FAST_SLOW);
-static_assert(KWQ_LIMIT_BUCKET == KWQ_LIMITER_BUCKET);
-static_assert(KWQ_STATS_BUCKETS == KWQ_HIST_BUCKETS);
-static_assert(KWQ_STATS_PRIOS == KWQ_STATS_PRIO_LEVELS);
-
 struct kwq_ns {
 	struct list_head node;		/* kwq_ns_list */
 	struct list_head queues;	/* its listed kwq_uq; never empty */

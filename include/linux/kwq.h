@@ -16,13 +16,18 @@
 
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <uapi/linux/kwq.h>
 
+/*
+ * The limits both interfaces share are the uapi header's; these names
+ * are the kernel API's spelling of them.
+ */
 /* Longest key, in bytes. Keys are copied into the queue. */
-#define KWQ_KEY_MAX		256
+#define KWQ_KEY_MAX		KWQ_KEY_LEN_MAX
 /* Longest queue name, in bytes, without the terminating NUL. */
-#define KWQ_NAME_MAX		63
+#define KWQ_NAME_MAX		(KWQ_NAME_LEN - 1)
 /* Most rate limiters one queue combines (as max-of). */
-#define KWQ_MAX_LIMITERS	4
+#define KWQ_MAX_LIMITERS	KWQ_LIMITS_MAX
 /* Largest token bucket burst. */
 #define KWQ_BUCKET_BURST_MAX	1000000
 /* Largest token bucket rate, in thousandths of an event per second. */
@@ -48,11 +53,11 @@ struct kwq_item;
 
 enum kwq_limiter_type {
 	/* client-go ItemExponentialFailureRateLimiter */
-	KWQ_LIMITER_EXPONENTIAL = 1,
+	KWQ_LIMITER_EXPONENTIAL = KWQ_LIMIT_EXPONENTIAL,
 	/* client-go ItemFastSlowRateLimiter */
-	KWQ_LIMITER_FAST_SLOW,
+	KWQ_LIMITER_FAST_SLOW = KWQ_LIMIT_FAST_SLOW,
 	/* client-go BucketRateLimiter (golang.org/x/time/rate) */
-	KWQ_LIMITER_BUCKET,
+	KWQ_LIMITER_BUCKET = KWQ_LIMIT_BUCKET,
 };
 
 /**
@@ -167,9 +172,9 @@ struct kwq_add_opts {
  * Buckets of the duration histograms, without +Inf: bucket i holds
  * durations of at most 10^(i+1) ns, 1e-08 s to 10 s (client-go's).
  */
-#define KWQ_HIST_BUCKETS	10
+#define KWQ_HIST_BUCKETS	KWQ_STATS_BUCKETS
 /* Priority levels struct kwq_stats lists one by one. */
-#define KWQ_STATS_PRIO_LEVELS	8
+#define KWQ_STATS_PRIO_LEVELS	KWQ_STATS_PRIOS
 
 /**
  * struct kwq_histogram - a duration histogram, Prometheus style
