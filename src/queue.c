@@ -1530,6 +1530,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q = kzalloc(sizeof(*q), GFP_KERNEL | account);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
+	/* All that kwq_free() undoes is set up before the first failure. */
 	q->gfp_account = account;
 	/* The grow work charges this memcg; NULL without memcg. */
 	if (account)
@@ -1542,9 +1543,6 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q->budget = budget;
 	if (budget)
 		refcount_inc(&budget->ref);
-	ret = -EDQUOT;
-	if (!kwq_charge(q, sizeof(*q)))
-		goto err_free;
 	strscpy(q->name, name, sizeof(q->name));
 	kwq_levels_init(q);
 	kwq_delay_init(q);
@@ -1558,6 +1556,9 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	init_waitqueue_head(&q->drain_wq);
 	kwq_real_clock_setup(q);
 
+	ret = -EDQUOT;
+	if (!kwq_charge(q, sizeof(*q)))
+		goto err_free;
 	ret = kwq_limiters_init(&q->limiters, cfg, clock->now(clock));
 	if (ret)
 		goto err_free;
@@ -1567,12 +1568,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	return q;
 
 err_free:
-	kwq_budget_uncharge(budget, NULL, q->charged);
-	/* Not the last reference: the caller holds one. */
-	kwq_budget_put(budget);
-	mem_cgroup_put(q->memcg);
-	kvfree(q->hash);
-	kfree(q);
+	kwq_free(q);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_create_anon);
