@@ -803,15 +803,14 @@ int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
 {
 	struct kwq_node *n;
 	unsigned long flags;
-	int ret = 0;
+	u32 failures;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
 	n = kwq_lock_lookup(q, key, len, &flags);
-	if (n)
-		ret = min_t(u32, n->failures, INT_MAX);
+	failures = n ? n->failures : 0;
 	spin_unlock_irqrestore(&q->lock, flags);
-	return ret;
+	return min_t(u32, failures, INT_MAX);
 }
 EXPORT_SYMBOL_GPL(kwq_num_requeues);
 

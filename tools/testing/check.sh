@@ -102,6 +102,8 @@ debug_only=" failnth "
 for t in "$KWQ_OUT"/user/bin/*; do
 	[ -f "$t" ] && user_files+=("$t=/usr/bin/$(basename "$t")")
 done
+# The shell suites source it from their own directory.
+user_files+=("$KWQ_OUT/user/ktap.sh=/kwq/tests/ktap.sh")
 for t in "$KWQ_OUT"/user/*_test; do
 	[ -x "$t" ] || continue
 	user_files+=("$t=/kwq/tests/$(basename "$t")")

@@ -3,31 +3,13 @@
 # kwqctl end to end, in the test VM (busybox sh, kwqctl in PATH): every
 # command, exit statuses, exact limiter delays, delay order, detached
 # get/done across processes, drain, work (retries, -j, kill -9 returns
-# its leases). Prints KTAP like tests/ktap.h.
+# its leases). Prints KTAP (tests/ktap.sh).
 K=${KWQCTL:-kwqctl}
-PLAN=52
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
-n=0
-failed=0
-# Nothing may hang: a watchdog ends the test after 150 s.
-(sleep 150; echo "    # TIMEOUT: kwqctl_test hung"; kill -9 $$) 2>/dev/null &
-watchdog=$!
+. "$(dirname "$0")/ktap.sh"
+ktap_begin kwq_kwqctl 52 150
 
-echo "KTAP version 1"
-echo "1..1"
-echo "    KTAP version 1"
-echo "    # Subtest: kwq_kwqctl"
-echo "    1..$PLAN"
-
-pass() { n=$((n + 1)); echo "    ok $n $1"; }
-fail() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "    # $1: $2" | head -c 600
-	echo
-	echo "    not ok $n $1"
-}
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
 # rc_is NAME WANT CMD...
@@ -228,11 +210,5 @@ rc_is usage_unknown_command 2 $K nope
 rc_is usage_missing_queue 2 $K len
 err_is bad_device_enoent 1 ENOENT $K -d /dev/nope list
 
-kill $watchdog 2>/dev/null
 rm -rf $T
-if [ $n != $PLAN ]; then
-	echo "    # planned $PLAN cases, ran $n"
-	failed=$((failed + 1))
-fi
-if [ $failed = 0 ]; then echo "ok 1 kwq_kwqctl"; else echo "not ok 1 kwq_kwqctl"; fi
-[ $failed = 0 ]
+ktap_end
