@@ -1061,7 +1061,7 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 			got = kwq_get_wait(q, owner, expires, items, max_nr,
 					   ctl);
 		/* Fewer than @min_nr: take more as they come, until the timeout. */
-		n = got > 0 ? got : 0;
+		n = max(got, 0);
 		while (got > 0 && n < min_nr) {
 			got = kwq_get_wait(q, owner, expires, items + n,
 					   max_nr - n, ctl);

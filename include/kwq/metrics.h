@@ -15,6 +15,7 @@
 #define _KWQ_METRICS_TABLE_H
 
 #ifdef __KERNEL__
+#include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/stddef.h>
 #include <uapi/linux/kwq.h>
@@ -23,6 +24,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/kwq.h>
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 #endif
 
 enum kwq_metric_kind {
@@ -194,8 +198,7 @@ kwq_metrics_render(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
 	const struct kwq_metric *m;
 	const void *v;
 
-	for (m = kwq_metrics; m < kwq_metrics + sizeof(kwq_metrics) /
-	     sizeof(kwq_metrics[0]); m++) {
+	for (m = kwq_metrics; m < kwq_metrics + ARRAY_SIZE(kwq_metrics); m++) {
 		v = (const char *)st + m->off;
 		pr(ctx, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help,
 		   m->name, m->type);

@@ -236,6 +236,10 @@ if [[ " $sections " == *" debug "* ]] && [ -n "$kdebug" ]; then
 	# (tools/testing/layers.py --svg Documentation/map.svg OBJDIR).
 	run_check "Documentation/map.svg is the call graph" \
 		cmp "$KWQ_OUT/map.svg" "$KWQ_ROOT/Documentation/map.svg"
+	# The kernel's semantic patches; remembered per source tree.
+	need_pkg coccinelle spatch
+	run_check "coccicheck reports nothing on src/, include/ and kunit/" \
+		"$KWQ_ROOT/tools/testing/coccicheck.sh" "$kdebug"
 	if [ -f "$KWQ_OUT/mod-debug/kwq_test.ko" ]; then
 		plan yes debug >"$KWQ_OUT/plan-debug"
 		# About 5 min alone on 2 cores; the timeout only catches a
