@@ -250,7 +250,7 @@ static inline unsigned long kt_ipc_inum(void)
  */
 static inline long kt_read_num(const char *path, const char *field)
 {
-	char buf[4096], *p;
+	char buf[16384], *p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
