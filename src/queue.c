@@ -1531,7 +1531,12 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 		return ERR_PTR(-ENOMEM);
 	/* All that kwq_free() undoes is set up before the first failure. */
 	q->gfp_account = account;
-	/* The grow work charges this memcg; NULL without memcg. */
+	/*
+	 * The memcg that kzalloc(__GFP_ACCOUNT) above charged: the creating
+	 * task's, as for any accounted allocation. The grow and wheel work
+	 * charge it later; NULL without memcg. This and the signal check of
+	 * a sleeping get are the core's only uses of current.
+	 */
 	if (account)
 		q->memcg = get_mem_cgroup_from_mm(current->mm);
 	spin_lock_init(&q->lock);
