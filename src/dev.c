@@ -130,6 +130,13 @@ static_assert(KWQ_LIMIT_FAST_SLOW == KWQ_LIMITER_FAST_SLOW);
 static_assert(KWQ_LIMIT_BUCKET == KWQ_LIMITER_BUCKET);
 static_assert(KWQ_STATS_BUCKETS == KWQ_HIST_BUCKETS);
 static_assert(KWQ_STATS_PRIOS == KWQ_STATS_PRIO_LEVELS);
+static_assert(KWQ_MAX_RETRIES == KWQ_MAX_RETRIES_MAX);
+static_assert(KWQ_MAX_DEAD == KWQ_MAX_DEAD_MAX);
+static_assert(KWQ_DELAY_DEAD == U64_MAX);
+static_assert(KWQ_CREATE_ARGS_SIZE_VER1 ==
+	      offsetof(struct kwq_create_args, max_retries));
+static_assert(KWQ_STATS_ARGS_SIZE_VER2 ==
+	      offsetof(struct kwq_stats_args, dead));
 
 struct kwq_ns {
 	struct list_head node;		/* kwq_ns_list */
@@ -449,15 +456,16 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
 
 /*
  * Copy a size-versioned argument struct in. The size comes from the ioctl
- * number: smaller than the first version is EINVAL, a larger one must have
- * a zero tail (E2BIG otherwise, from copy_struct_from_user()).
+ * number: smaller than the first version (@min) is EINVAL, an older one
+ * reads as zero past its end, a larger one must have a zero tail (E2BIG
+ * otherwise, from copy_struct_from_user()).
  */
-static __always_inline int kwq_copy_args(void *dst, size_t ksize,
+static __always_inline int kwq_copy_args(void *dst, size_t ksize, size_t min,
 					 unsigned int cmd, unsigned long arg)
 {
 	size_t usize = _IOC_SIZE(cmd);
 
-	if (usize < ksize)
+	if (usize < min)
 		return -EINVAL;
 	/*
 	 * This version's size, the common case: inlined, a copy of constant
@@ -549,6 +557,7 @@ struct kwq_ioc {
 		struct kwq_done_get_args done_get;
 		struct kwq_key_args key;
 		struct kwq_shutdown_args shutdown;
+		struct kwq_dead_args dead;
 	} a;
 };
 
@@ -570,6 +579,9 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 		return ret;
 	cfg.max_wait_ns = a->max_wait_ns;
 	cfg.max_items = a->max_items ?: max_items_per_queue;
+	/* The core checks their ranges (EINVAL). */
+	cfg.max_retries = a->max_retries;
+	cfg.max_dead = a->max_dead;
 	/* Keys to the adding task's memcg, the queue to its creator's. */
 	cfg.flags = KWQ_CONFIG_CHARGE_CALLER;
 
@@ -1448,6 +1460,49 @@ static int kwq_ioc_stats(struct kwq_ioc *c)
 }
 
 /*
+ * KWQ_IOC_REVIVE and KWQ_IOC_PURGE: one dead key (@one) or, with
+ * KWQ_DEAD_ALL, every dead key (@all).
+ */
+static int kwq_ioc_dead_op(struct kwq_ioc *c,
+			   int (*one)(struct kwq *q, const void *key,
+				      size_t len),
+			   long (*all)(struct kwq *q))
+{
+	u8 key[KWQ_KEY_LEN_MAX];
+	struct kwq_dead_args *a = &c->a.dead;
+	long ret;
+
+	if (a->flags & ~KWQ_DEAD_ALL)
+		return -EINVAL;
+	if (a->flags & KWQ_DEAD_ALL) {
+		if (a->key || a->len)
+			return -EINVAL;
+		ret = all(c->uq->q);
+	} else {
+		if (!a->len || a->len > KWQ_KEY_LEN_MAX)
+			return -EINVAL;
+		if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
+			return -EFAULT;
+		ret = one(c->uq->q, key, a->len);
+		ret = ret ?: 1;
+	}
+	if (ret < 0)
+		return kwq_uq_err(c->uq, ret);
+	a->count = ret;
+	return kwq_copy_args_out(c->arg, a, sizeof(*a));
+}
+
+static int kwq_ioc_revive(struct kwq_ioc *c)
+{
+	return kwq_ioc_dead_op(c, kwq_revive, kwq_revive_all);
+}
+
+static int kwq_ioc_purge(struct kwq_ioc *c)
+{
+	return kwq_ioc_dead_op(c, kwq_purge, kwq_purge_all);
+}
+
+/*
  * An ioctl of /dev/kwq: its number (this version's: the direction it must
  * carry and the size of the struct copied in), its handler, and what
  * kwq_dev_ioctl() does before the call.
@@ -1456,6 +1511,8 @@ struct kwq_ioc_desc {
 	unsigned int cmd;
 	int (*fn)(struct kwq_ioc *c);
 	unsigned int flags;
+	/* the first version's size, if the struct has grown since; else 0 */
+	unsigned int min_size;
 };
 
 #define KWQ_IOCF_QUEUE	0x1	/* needs an attached queue (c->uq) */
@@ -1465,7 +1522,7 @@ struct kwq_ioc_desc {
 
 static const struct kwq_ioc_desc kwq_ioctls[] = {
 	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, kwq_ioc_create,
-				      KWQ_IOCF_IN },
+				      KWQ_IOCF_IN, KWQ_CREATE_ARGS_SIZE_VER1 },
 	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, kwq_ioc_open, KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, kwq_ioc_destroy,
 				       KWQ_IOCF_IN },
@@ -1489,6 +1546,10 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 				     KWQ_IOCF_QUEUE },
 	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, kwq_ioc_done_get,
 					KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_REVIVE)] = { KWQ_IOC_REVIVE, kwq_ioc_revive,
+				      KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_PURGE)] = { KWQ_IOC_PURGE, kwq_ioc_purge,
+				     KWQ_IOCF_QIN },
 };
 
 /*
@@ -1521,7 +1582,8 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 			return PTR_ERR(c.uq);
 	}
 	if (d->flags & KWQ_IOCF_IN) {
-		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd), cmd, arg);
+		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd),
+				    d->min_size ?: _IOC_SIZE(d->cmd), cmd, arg);
 		if (ret)
 			return ret;
 	}

@@ -95,6 +95,15 @@ static const struct kwq_metric kwq_metrics[] = {
 	KWQ_METRIC("kwq_shutting_down", "gauge",
 		   "1 once the queue was shut down",
 		   KWQ_METRIC_FLAG, shutting_down),
+	KWQ_METRIC("kwq_dead", "gauge",
+		   "Keys in the dead set: failed max_retries times, not requeued",
+		   KWQ_METRIC_COUNT, dead),
+	KWQ_METRIC("kwq_dead_total", "counter",
+		   "Keys moved to the dead set",
+		   KWQ_METRIC_COUNT, dead_total),
+	KWQ_METRIC("kwq_dead_dropped_total", "counter",
+		   "Dead keys dropped to honour the dead set's bound",
+		   KWQ_METRIC_COUNT, dead_dropped_total),
 };
 
 /*

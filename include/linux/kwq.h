@@ -29,6 +29,16 @@
 #define KWQ_BUCKET_QPS_MILLI_MAX	1000000000ULL
 /* Failure records kept for idle keys when the config says 0. */
 #define KWQ_DEFAULT_FAILURE_RECORDS	65536
+/* Largest &struct kwq_config.max_retries. */
+#define KWQ_MAX_RETRIES_MAX	1000000
+/* Largest &struct kwq_config.max_dead, and its default (config says 0). */
+#define KWQ_MAX_DEAD_MAX	1048576
+#define KWQ_DEFAULT_MAX_DEAD	1024
+/*
+ * kwq_add_rate_limited()'s delay for a key that failed with max_retries
+ * used up: it never runs again unless revived (the dead set).
+ */
+#define KWQ_DELAY_DEAD		(~(__u64)0)
 
 /*
  * struct kwq_config flag: charge the queue's memory to memory cgroups (the
@@ -141,6 +151,13 @@ struct kwq_clock {
  *	table to the creator's memcg, which the queue pins until it is
  *	freed. Any other bit is -EINVAL. Documentation/semantics.rst,
  *	"Contexts and memory", gives the GFP flags of every allocation.
+ * @max_retries: the dead set (Documentation/semantics.rst, "Dead keys"):
+ *	a kwq_add_rate_limited() of a key that already failed this many
+ *	times moves it to the dead set instead of requeueing it.
+ *	0..KWQ_MAX_RETRIES_MAX; 0 = no dead set (client-go's behaviour).
+ * @max_dead: most keys in the dead set (the oldest death is dropped
+ *	first), 1..KWQ_MAX_DEAD_MAX, 0 = KWQ_DEFAULT_MAX_DEAD; must be 0
+ *	without @max_retries
  */
 struct kwq_config {
 	u32 nr_limiters;
@@ -150,6 +167,8 @@ struct kwq_config {
 	u32 max_failure_records;
 	const struct kwq_clock *clock;
 	u32 flags;
+	u32 max_retries;
+	u32 max_dead;
 };
 
 /**
@@ -216,6 +235,9 @@ struct kwq_histogram {
  * @prio_len.priority: the level
  * @prio_len.len: its ready keys
  * @prio_len_other: ready keys of the levels not listed in @prio_len
+ * @dead: keys in the dead set
+ * @dead_total: keys moved to the dead set
+ * @dead_dropped_total: dead keys dropped to honour the dead set's bound
  *
  * The clock is the queue's (&struct kwq_config.clock).
  */
@@ -241,6 +263,9 @@ struct kwq_stats {
 		u64 len;
 	} prio_len[KWQ_STATS_PRIO_LEVELS];
 	u64 prio_len_other;
+	u64 dead;
+	u64 dead_total;
+	u64 dead_dropped_total;
 };
 
 /**
@@ -459,6 +484,11 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
  * that is when it queued the key or moved its deadline or requeue
  * earlier.
  *
+ * With &struct kwq_config.max_retries set, the call for a key that had
+ * already failed that many times is its last failure: the key is not
+ * requeued but moves to the dead set (a queued key now, a processing one
+ * at its done), and *@delay_ns is KWQ_DELAY_DEAD. No limiter is charged.
+ *
  * Context: as kwq_add().
  * Return: as kwq_add(); on error nothing changed and @delay_ns is not
  * written.
@@ -564,6 +594,61 @@ int kwq_num_requeues(struct kwq *q, const void *key, size_t len);
  * bad argument.
  */
 int kwq_remove(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_revive() - give a dead key another chance
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Moves the key from the dead set to the tail of its priority's ready
+ * FIFO with its failure count reset to 0, as if it had never failed. An
+ * add of a dead key does the same.
+ *
+ * Context: as kwq_add().
+ * Return: 0, -ENOENT if the key is not dead (nothing changes),
+ * -ENOSPC at the queue's max_items, -ESHUTDOWN after shutdown (the key
+ * stays dead), -EINVAL for a bad argument.
+ */
+int kwq_revive(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_revive_all() - kwq_revive() every dead key, oldest death first
+ * @q: queue
+ *
+ * Holds the queue lock for at most about a thousand keys at a time. Keys
+ * that die meanwhile are left dead; a revive stopped by max_items leaves
+ * the rest dead.
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys revived; if none could be, -ENOSPC or
+ * -ESHUTDOWN as kwq_revive() (0 for an empty dead set); -EINVAL for a
+ * NULL @q.
+ */
+long kwq_revive_all(struct kwq *q);
+
+/**
+ * kwq_purge() - drop a dead key and its failure count
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Context: as kwq_add().
+ * Return: 0, -ENOENT if the key is not dead (nothing changes), -EINVAL
+ * for a bad argument.
+ */
+int kwq_purge(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_purge_all() - kwq_purge() every dead key
+ * @q: queue
+ *
+ * Locking as kwq_revive_all().
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys dropped, or -EINVAL for a NULL @q.
+ */
+long kwq_purge_all(struct kwq *q);
 
 /**
  * kwq_len() - number of ready keys (client-go Len)

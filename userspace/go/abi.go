@@ -45,6 +45,9 @@ type createArgs struct {
 	MaxItems  uint32
 	MaxWaitNs uint64
 	Limits    [limitsMax]kwqLimit
+	// version 2: the dead set
+	MaxRetries uint32
+	MaxDead    uint32
 }
 
 type openArgs struct {
@@ -129,6 +132,10 @@ type statsArgs struct {
 	Pad2                  uint32
 	Prios                 [statsPrios]prioLen
 	PriosOther            uint64
+	// version 3: the dead set
+	Dead             uint64
+	DeadTotal        uint64
+	DeadDroppedTotal uint64
 }
 
 const (

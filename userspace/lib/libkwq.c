@@ -67,6 +67,8 @@ KWQ_PUBLIC int kwq_create(int fd, const char *name,
 		a.nr_limits = opts->nr_limits;
 		memcpy(a.limits, opts->limits,
 		       opts->nr_limits * sizeof(a.limits[0]));
+		a.max_retries = opts->max_retries;
+		a.max_dead = opts->max_dead;
 	}
 	return ioctl(fd, KWQ_IOC_CREATE, &a) < 0 ? -1 : 0;
 }
@@ -526,6 +528,48 @@ KWQ_PUBLIC long kwq_num_requeues(int fd, const void *key, size_t len)
 	if (ioctl(fd, KWQ_IOC_NUM_REQUEUES, &a) < 0)
 		return -1;
 	return (long)a.count;
+}
+
+/* --- the dead set ------------------------------------------------------ */
+
+/* KWQ_IOC_REVIVE or KWQ_IOC_PURGE of @key, or of all if @key is NULL. */
+static long kwq_dead_ioctl(int fd, unsigned long cmd, const void *key,
+			   size_t len)
+{
+	struct kwq_dead_args a;
+
+	memset(&a, 0, sizeof(a));
+	if (key) {
+		a.key = kwq_ptr(key);
+		a.len = len > UINT32_MAX ? UINT32_MAX : (__u32)len;
+	} else {
+		a.flags = KWQ_DEAD_ALL;
+	}
+	if (ioctl(fd, cmd, &a) < 0)
+		return -1;
+	return (long)a.count;
+}
+
+KWQ_PUBLIC int kwq_revive(int fd, const void *key, size_t len)
+{
+	return key ? (kwq_dead_ioctl(fd, KWQ_IOC_REVIVE, key, len) < 0 ? -1 : 0)
+		   : (errno = EINVAL, -1);
+}
+
+KWQ_PUBLIC long kwq_revive_all(int fd)
+{
+	return kwq_dead_ioctl(fd, KWQ_IOC_REVIVE, NULL, 0);
+}
+
+KWQ_PUBLIC int kwq_purge(int fd, const void *key, size_t len)
+{
+	return key ? (kwq_dead_ioctl(fd, KWQ_IOC_PURGE, key, len) < 0 ? -1 : 0)
+		   : (errno = EINVAL, -1);
+}
+
+KWQ_PUBLIC long kwq_purge_all(int fd)
+{
+	return kwq_dead_ioctl(fd, KWQ_IOC_PURGE, NULL, 0);
 }
 
 /* --- durations and limiter specs ------------------------------------- */

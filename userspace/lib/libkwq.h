@@ -37,6 +37,9 @@ extern "C" {
  * @max_wait_ns: cap on rate-limited delays, 0 = none
  * @nr_limits: entries used in @limits, 0 = client-go's default limiter
  * @limits: rate limiters, combined as max-of
+ * @max_retries: the dead set: the rate-limited add of a key that already
+ *	failed this many times moves it there; 0 = no dead set
+ * @max_dead: most dead keys kept (oldest dropped), 0 = KWQ_DEFAULT_MAX_DEAD
  */
 struct kwq_queue_opts {
 	unsigned int mode;
@@ -44,6 +47,8 @@ struct kwq_queue_opts {
 	uint64_t max_wait_ns;
 	unsigned int nr_limits;
 	struct kwq_limit limits[KWQ_LIMITS_MAX];
+	unsigned int max_retries;
+	unsigned int max_dead;
 };
 
 /* --- device and queues ------------------------------------------------ */
@@ -192,6 +197,21 @@ int kwq_forget(int fd, const void *key, size_t len);
 int kwq_remove(int fd, const void *key, size_t len);
 /* The key's failure count (client-go NumRequeues), or -1. */
 long kwq_num_requeues(int fd, const void *key, size_t len);
+
+/* --- the dead set ------------------------------------------------------ */
+
+/*
+ * A rate-limited add's *delay_ns is KWQ_DELAY_DEAD when the key failed
+ * with max_retries used up and moved to the dead set.
+ *
+ * Back to ready with its failure count reset (revive), or dropped
+ * (purge): one dead key (0, or -1 with errno ENOENT if it is not dead),
+ * or every dead key (their number, or -1).
+ */
+int kwq_revive(int fd, const void *key, size_t len);
+long kwq_revive_all(int fd);
+int kwq_purge(int fd, const void *key, size_t len);
+long kwq_purge_all(int fd);
 
 /* --- parsing and formatting (no device) ------------------------------- */
 

@@ -5,7 +5,7 @@
 # get/done across processes, drain, work (retries, -j, kill -9 returns
 # its leases). Prints KTAP like tests/ktap.h.
 K=${KWQCTL:-kwqctl}
-PLAN=52
+PLAN=64
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 n=0
@@ -219,6 +219,35 @@ run $K stats $W --json
 grep -q '"len":1,' $T/out && grep -q '"processing":0' $T/out && grep -q '"lease_returns":1' $T/out &&
 	pass work_kill9_returns_key || fail work_kill9_returns_key "$(cat $T/out)"
 $K destroy $W
+
+# --- the dead set -------------------------------------------------------
+D=$Q-dead
+rc_is create_max_retries_out_of_range 2 $K create $D --max-retries 1000001
+rc_is create_with_dead_set 0 $K create $D --max-retries 1 --limiter exponential:1ms:1ms
+: >$T/ran
+$K add $D fail2 w4
+$K work $D -- $T/cmd 2>$T/work.err &
+wpid=$!
+wait_for 1 'fail2: dead after' $T/work.err
+wait_for 1 '^w4 ' $T/ran
+[ "$(grep -c '^fail2 fail2$' $T/ran)" = 2 ] && pass work_dead_set_decides ||
+	fail work_dead_set_decides "$(cat $T/ran)"
+grep -q 'fail2: dead after 1 retries (last exit status 3); kwqctl revive' $T/work.err &&
+	pass work_dead_message || fail work_dead_message "$(cat $T/work.err)"
+run $K stats $D --json
+grep -q '"dead":1,"dead_total":1,' $T/out && pass stats_dead || fail stats_dead "$(cat $T/out)"
+err_is revive_not_dead_enoent 1 ENOENT $K revive $D w4
+rc_is revive_needs_key_or_all 2 $K revive $D
+rc_is revive_not_key_and_all 2 $K revive $D fail2 --all
+rc_is revive_dead_key 0 $K revive $D fail2
+wait_for 2 'fail2: dead after' $T/work.err
+[ "$(grep -c '^fail2 fail2$' $T/ran)" = 4 ] && pass revived_key_gets_its_retries_again ||
+	fail revived_key_gets_its_retries_again "$(cat $T/ran)"
+out_is purge_all_prints_count 1 $K purge $D --all
+err_is purge_not_dead_enoent 1 ENOENT $K purge $D fail2
+$K shutdown $D --drain
+wait $wpid
+$K destroy $D
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help
