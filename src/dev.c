@@ -133,6 +133,7 @@ static_assert(KWQ_STATS_PRIOS == KWQ_STATS_PRIO_LEVELS);
 static_assert(KWQ_MAX_RETRIES == KWQ_MAX_RETRIES_MAX);
 static_assert(KWQ_MAX_DEAD == KWQ_MAX_DEAD_MAX);
 static_assert(KWQ_DELAY_DEAD == U64_MAX);
+static_assert(KWQ_INFO_REC_SIZE(0) == sizeof(struct kwq_info_rec));
 static_assert(KWQ_CREATE_ARGS_SIZE_VER1 ==
 	      offsetof(struct kwq_create_args, max_retries));
 static_assert(KWQ_STATS_ARGS_SIZE_VER2 ==
@@ -192,7 +193,21 @@ struct kwq_file {
 	struct mutex out_lock;		/* held by the call using ->scratch */
 	struct mutex in_lock;		/* ... using ->scratch + OUT_LEN */
 	u8 *scratch;			/* KWQ_SCRATCH_SIZE bytes */
+	struct pid *pid;		/* the opener: holder of its leases */
 };
+
+/*
+ * The holder id KWQ_IOC_INSPECT reports for a key leased to an owner
+ * cookie of ours: the opener of the file, in the reader's pid namespace
+ * (0 if not visible there). Called under the queue lock while the key is
+ * leased to the file, so the file is still open.
+ */
+static u32 kwq_file_holder(const void *owner)
+{
+	const struct kwq_file *kf = owner;
+
+	return pid_vnr(kf->pid);
+}
 
 /* The IPC namespace of the caller: names are looked up there. */
 static struct ipc_namespace *kwq_current_ipc_ns(void)
@@ -558,6 +573,7 @@ struct kwq_ioc {
 		struct kwq_key_args key;
 		struct kwq_shutdown_args shutdown;
 		struct kwq_dead_args dead;
+		struct kwq_inspect_args inspect;
 	} a;
 };
 
@@ -620,6 +636,8 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	ret = PTR_ERR_OR_ZERO(q);
 	if (ret)
 		goto out_user;
+	/* Its leases' owners are our files (or none). */
+	kwq_set_holder(q, kwq_file_holder);
 	for (u = user; u; u = u->parent)
 		u->nr_queues++;
 	uq->q = q;
@@ -1502,6 +1520,78 @@ static int kwq_ioc_purge(struct kwq_ioc *c)
 	return kwq_ioc_dead_op(c, kwq_purge, kwq_purge_all);
 }
 
+/* Write @k as a struct kwq_info_rec record at @dst; its size, or -EFAULT. */
+static long kwq_info_rec_put(u8 __user *dst, const struct kwq_key_info *k)
+{
+	u8 rec[KWQ_INFO_REC_SIZE_MAX];
+	struct kwq_info_rec *r = (void *)rec;
+	size_t size = KWQ_INFO_REC_SIZE(k->key_len);
+
+	memset(rec, 0, size);
+	kwq_info_to_rec(k, r);
+	memcpy(rec + sizeof(*r), k->key, k->key_len);
+	return copy_to_user(dst, rec, size) ? -EFAULT : size;
+}
+
+/*
+ * KWQ_IOC_INSPECT: one key (kwq_inspect()) or a chunk of a walk
+ * (kwq_inspect_list()), as records. The walk only reads: a call that
+ * fails leaves the caller's cursor as it was.
+ */
+static int kwq_ioc_inspect(struct kwq_ioc *c)
+{
+	struct kwq_inspect_args *a = &c->a.inspect;
+	u8 __user *recs = u64_to_user_ptr(a->recs);
+	struct kwq_key_info *infos;
+	u8 key[KWQ_KEY_LEN_MAX];
+	u64 cursor = a->cursor;
+	unsigned int max, i;
+	long ret, size;
+
+	if (a->recs_len < KWQ_INFO_REC_SIZE_MAX)
+		return -EINVAL;
+	if (a->key) {
+		if (!a->len || a->len > KWQ_KEY_LEN_MAX || a->states ||
+		    a->cursor || a->max)
+			return -EINVAL;
+		if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
+			return -EFAULT;
+		max = 1;
+	} else {
+		if (a->len || !a->states || a->states & ~KWQ_KEY_STATES_ALL ||
+		    !a->max || a->max > KWQ_INSPECT_MAX)
+			return -EINVAL;
+		max = min(a->max, a->recs_len / KWQ_INFO_REC_SIZE_MAX);
+	}
+	infos = kvmalloc_array(max, sizeof(*infos), GFP_KERNEL_ACCOUNT);
+	if (!infos)
+		return -ENOMEM;
+	if (a->key)
+		ret = kwq_inspect(c->uq->q, key, a->len, infos) ?: 1;
+	else
+		ret = kwq_inspect_list(c->uq->q, a->states, &cursor, infos,
+				       max);
+	if (ret < 0) {
+		ret = kwq_uq_err(c->uq, ret);
+		goto out;
+	}
+	a->used = 0;
+	for (i = 0; i < ret; i++) {
+		size = kwq_info_rec_put(recs + a->used, &infos[i]);
+		if (size < 0) {
+			ret = size;
+			goto out;
+		}
+		a->used += size;
+	}
+	a->nr = ret;
+	a->cursor = cursor;
+	ret = kwq_copy_args_out(c->arg, a, sizeof(*a));
+out:
+	kvfree(infos);
+	return ret;
+}
+
 /*
  * An ioctl of /dev/kwq: its number (this version's: the direction it must
  * carry and the size of the struct copied in), its handler, and what
@@ -1550,6 +1640,8 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 				      KWQ_IOCF_QIN },
 	[_IOC_NR(KWQ_IOC_PURGE)] = { KWQ_IOC_PURGE, kwq_ioc_purge,
 				     KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_INSPECT)] = { KWQ_IOC_INSPECT, kwq_ioc_inspect,
+				       KWQ_IOCF_QIN },
 };
 
 /*
@@ -1615,6 +1707,7 @@ static int kwq_dev_open(struct inode *inode, struct file *file)
 	mutex_init(&kf->out_lock);
 	mutex_init(&kf->in_lock);
 	mutex_init(&kf->attach_lock);
+	kf->pid = get_pid(task_tgid(current));
 	file->private_data = kf;
 	return nonseekable_open(inode, file);
 }
@@ -1631,6 +1724,7 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 	mutex_destroy(&kf->attach_lock);
 	mutex_destroy(&kf->out_lock);
 	mutex_destroy(&kf->in_lock);
+	put_pid(kf->pid);
 	kfree(kf->scratch);
 	kfree(kf);
 	return 0;

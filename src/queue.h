@@ -255,6 +255,8 @@ struct kwq {
 	u32 max_retries;		/* 0: no dead set */
 	u32 max_dead;
 	u16 cursor_tag;			/* of kwq_inspect_list()'s cursors */
+	/* the holder id of an owner cookie (inspect.c); NULL: none */
+	u32 (*holder)(const void *owner);
 	struct kwq_limiters limiters;	/* state under q->lock */
 
 	wait_queue_head_t get_wq;	/* getters */

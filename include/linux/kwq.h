@@ -650,6 +650,107 @@ int kwq_purge(struct kwq *q, const void *key, size_t len);
  */
 long kwq_purge_all(struct kwq *q);
 
+/*
+ * &struct kwq_key_info.state: where a key is (the values of the uapi's);
+ * kwq_inspect_list()'s @states: a bit (1 << state) per state listed.
+ */
+#define KWQ_KEY_READY		1	/* in the ready FIFO of its priority */
+#define KWQ_KEY_WAITING		2	/* waiting for its deadline */
+#define KWQ_KEY_PROCESSING	3	/* handed out, not yet done */
+#define KWQ_KEY_DEAD		4	/* in the dead set */
+#define KWQ_KEY_IDLE		5	/* not queued; a failure count kept */
+#define KWQ_KEY_STATES_ALL	0x3e
+
+/* &struct kwq_key_info.flags */
+#define KWQ_KEY_DIRTY		0x1	/* processing: added again, ready at done */
+#define KWQ_KEY_DELAYED		0x2	/* processing: add_after, waits at done */
+#define KWQ_KEY_DYING		0x4	/* processing: failed its last retry */
+#define KWQ_KEY_DUE		0x8	/* @due_ns holds a deadline */
+
+/**
+ * struct kwq_key_info - one key as kwq_inspect() saw it
+ * @state: KWQ_KEY_READY, KWQ_KEY_WAITING, KWQ_KEY_PROCESSING, KWQ_KEY_DEAD
+ *	or KWQ_KEY_IDLE
+ * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
+ * @priority: ready, waiting: its priority; processing: the priority it
+ *	was handed out with
+ * @failures: its failure count (kwq_num_requeues())
+ * @since_ns: ready: time since it became ready; processing: time since
+ *	kwq_get() (time held); dead: time since its last failure; else 0
+ * @due_ns: with KWQ_KEY_DUE, time left until its next deadline (0 if it
+ *	passed): waiting, until it becomes ready; ready or processing, a
+ *	deadline add_after asked for, which runs it again after its run
+ * @timeout_ns: processing: time left until its processing deadline, 0 for
+ *	none (the queue's processing timeout)
+ * @owner: processing: the owner cookie given to kwq_get() (to compare,
+ *	not to follow: the holder may be gone once the call returns)
+ * @holder: processing: the holder's id as the queue's creator tells it
+ *	(/dev/kwq: the process id of the getter, in the reader's pid
+ *	namespace); 0: detached, or none told
+ * @key_len: the key's length
+ * @key: the key's bytes
+ */
+struct kwq_key_info {
+	u32 state;
+	u32 flags;
+	int priority;
+	u32 failures;
+	u64 since_ns;
+	u64 due_ns;
+	u64 timeout_ns;
+	const void *owner;
+	u32 holder;
+	u16 key_len;
+	u8 key[KWQ_KEY_MAX];
+};
+
+/* Most buckets kwq_inspect_list() looks at per call. */
+#define KWQ_INSPECT_BUCKETS	1024
+
+/**
+ * kwq_inspect() - where one key is, and why
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ * @info: filled in
+ *
+ * Context: as kwq_add().
+ * Return: 0; -ENOENT if the queue holds nothing of the key (neither
+ * queued nor processing nor dead nor a failure count); -EINVAL for a
+ * bad argument.
+ */
+int kwq_inspect(struct kwq *q, const void *key, size_t len,
+		struct kwq_key_info *info);
+
+/**
+ * kwq_inspect_list() - walk the keys of some states, a chunk per call
+ * @q: queue
+ * @states: which states: bits (1 << KWQ_KEY_*), a non-empty subset of
+ *	KWQ_KEY_STATES_ALL
+ * @cursor: in: 0 to start, else what the previous call left; out: where
+ *	the next call goes on, 0 once every key was seen
+ * @infos: filled with the keys found
+ * @max: room at @infos, >= 1
+ *
+ * Walks the dedup table one bucket after another, in an order that a
+ * growth of the table does not disturb (reverse binary, as Redis's SCAN):
+ * a key present during the whole walk is listed once; a key added or
+ * removed meanwhile may or may not be. Each call holds the queue lock
+ * once, for at most KWQ_INSPECT_BUCKETS buckets and @max keys, so a call
+ * may return fewer keys than @max, even none, before the walk ends: go
+ * on until *@cursor is 0. The cursor is a position, never a pointer: one
+ * from another queue is refused (-ESTALE) and one out of the table's
+ * range (-EINVAL); neither reaches anything.
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys filled in; -EAGAIN while the table is
+ * being resized (try again, the cursor is kept); -ESTALE or -EINVAL for
+ * a cursor as above; -EINVAL for a bad argument. *@cursor changes only
+ * on success.
+ */
+int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
+		     struct kwq_key_info *infos, unsigned int max);
+
 /**
  * kwq_len() - number of ready keys (client-go Len)
  * @q: queue

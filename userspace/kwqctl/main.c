@@ -60,6 +60,17 @@ static const struct cmd commands[] = {
 		  "they go back to the queue. Returns 0 once the queue is shut down\n"
 		  "and drained.\n",
 	  .opts = work_opts, .passthrough = true },
+	{ .name = "inspect", .fn = cmd_inspect,
+	  .usage = "QUEUE [KEY] [--state S[,S]...] [--limit N]",
+	  .desc = "Print where keys are, a line each: KEY STATE prio=N failures=N, then\n"
+		  "since= (ready: waited; processing: held; dead: since the last\n"
+		  "failure), due= (time left to a deadline), holder= (the pid holding\n"
+		  "it) and dirty/delayed/dying for processing keys. Without KEY every\n"
+		  "key, walked a chunk at a time.\n",
+	  .opts = inspect_opts },
+	{ .name = "dead", .fn = cmd_dead, .usage = "QUEUE [--limit N]",
+	  .desc = "Print the dead set, a key a line, as inspect --state dead.\n",
+	  .opts = dead_opts },
 	{ .name = "revive", .fn = cmd_revive, .usage = "QUEUE [KEY...] [--all]",
 	  .desc = "Move dead keys back to the ready queue, their failure counts reset.\n",
 	  .opts = dead_op_opts },

@@ -213,6 +213,36 @@ long kwq_revive_all(int fd);
 int kwq_purge(int fd, const void *key, size_t len);
 long kwq_purge_all(int fd);
 
+/* --- introspection ------------------------------------------------------ */
+
+/*
+ * Where one key is: its record into *@info (the key bytes are not copied
+ * back). 0, or -1 with errno ENOENT if the queue holds nothing of it.
+ */
+int kwq_inspect(int fd, const void *key, size_t len,
+		struct kwq_info_rec *info);
+/*
+ * One chunk of a walk over the keys of @states (bits 1 << KWQ_KEY_*):
+ * records (struct kwq_info_rec + key) into @buf (@cap bytes, at least
+ * KWQ_INFO_REC_SIZE_MAX), at most @max of them; *@cursor is 0 to start
+ * and is advanced, 0 once the walk is over. Returns the number of
+ * records (possibly 0 before the end) and sets *@used; -1 on error
+ * (EAGAIN: the table is being resized, call again; ESTALE: a cursor of
+ * another queue). Read the records with kwq_info_next().
+ */
+long kwq_inspect_list(int fd, unsigned int states, uint64_t *cursor,
+		      void *buf, size_t cap, unsigned int max, size_t *used);
+/*
+ * The record at *@off of @buf (@used bytes): 1 and *@off advanced, 0 at
+ * the end, -1/EINVAL if malformed. *@rec points into @buf (aligned to 8
+ * when @buf is), *@key at the key bytes (rec->len of them).
+ */
+int kwq_info_next(const void *buf, size_t used, size_t *off,
+		  const struct kwq_info_rec **rec, const void **key);
+/* The name of state KWQ_KEY_* ("ready", ...), or NULL; and back (0: none). */
+const char *kwq_state_name(unsigned int state);
+unsigned int kwq_state_parse(const char *name);
+
 /* --- parsing and formatting (no device) ------------------------------- */
 
 /*

@@ -55,7 +55,7 @@ comp() {
 		_ "$COMPLETION" "$1"
 }
 check completion_commands 0 test "$(comp "$K ")" = \
-	"create destroy list add add-rate-limited forget requeues remove len get done shutdown stats work revive purge"
+	"create destroy list add add-rate-limited forget requeues remove len get done shutdown stats work inspect dead revive purge"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
 	"--limiter --max-wait --max-items --mode --max-retries --max-dead --help"
 check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"

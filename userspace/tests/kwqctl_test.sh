@@ -5,7 +5,7 @@
 # get/done across processes, drain, work (retries, -j, kill -9 returns
 # its leases). Prints KTAP like tests/ktap.h.
 K=${KWQCTL:-kwqctl}
-PLAN=64
+PLAN=72
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 n=0
@@ -236,6 +236,9 @@ grep -q 'fail2: dead after 1 retries (last exit status 3); kwqctl revive' $T/wor
 	pass work_dead_message || fail work_dead_message "$(cat $T/work.err)"
 run $K stats $D --json
 grep -q '"dead":1,"dead_total":1,' $T/out && pass stats_dead || fail stats_dead "$(cat $T/out)"
+run $K dead $D
+grep -q '^fail2 dead prio=0 failures=2 since=[0-9]*\.[0-9]*s$' $T/out && [ "$(wc -l <$T/out)" = 1 ] &&
+	pass dead_lists_dead_key || fail dead_lists_dead_key "$(cat $T/out)"
 err_is revive_not_dead_enoent 1 ENOENT $K revive $D w4
 rc_is revive_needs_key_or_all 2 $K revive $D
 rc_is revive_not_key_and_all 2 $K revive $D fail2 --all
@@ -248,6 +251,30 @@ err_is purge_not_dead_enoent 1 ENOENT $K purge $D fail2
 $K shutdown $D --drain
 wait $wpid
 $K destroy $D
+
+# --- inspect ------------------------------------------------------------
+I=$Q-insp
+$K create $I
+$K add $I a b
+$K add $I --after 1h c
+$K get $I >/dev/null
+run $K inspect $I a
+grep -q '^a processing prio=0 failures=0 since=' $T/out && pass inspect_processing_key ||
+	fail inspect_processing_key "$(cat $T/out)"
+run $K inspect $I c
+grep -q '^c waiting prio=0 failures=0 due=3[56][0-9][0-9]\.[0-9]*s$' $T/out &&
+	pass inspect_waiting_key_time_left || fail inspect_waiting_key_time_left "$(cat $T/out)"
+run $K inspect $I
+[ "$rc" = 0 ] && [ "$(sort $T/out | cut -d' ' -f1,2 | tr '\n' ' ')" = "a processing b ready c waiting " ] &&
+	pass inspect_lists_every_key || fail inspect_lists_every_key "$(cat $T/out)"
+run $K inspect $I --state ready,waiting
+[ "$(cut -d' ' -f1 $T/out | sort | tr '\n' ' ')" = "b c " ] && pass inspect_state_filter ||
+	fail inspect_state_filter "$(cat $T/out)"
+run $K inspect $I --limit 2
+[ "$(wc -l <$T/out)" = 2 ] && pass inspect_limit || fail inspect_limit "$(cat $T/out)"
+err_is inspect_unknown_key_enoent 1 ENOENT $K inspect $I zz
+rc_is inspect_bad_state_usage 2 $K inspect $I --state nope
+$K destroy $I
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help

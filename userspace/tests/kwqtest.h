@@ -134,6 +134,20 @@ static inline int kt_queue(const char *base, const struct kwq_queue_opts *o,
 	return fd;
 }
 
+/* The inode number of our IPC namespace (its queues' debugfs directory), 0 if unknown. */
+static inline unsigned long kt_ipc_inum(void)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
+	unsigned long inum = 0;
+
+	if (n > 0) {
+		link[n] = '\0';
+		sscanf(link, "ipc:[%lu]", &inum);
+	}
+	return inum;
+}
+
 /* A new fd attached to @name (exits on failure). */
 static inline int kt_attach(const char *name)
 {

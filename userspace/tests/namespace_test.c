@@ -214,20 +214,6 @@ static int try_destroy(const char *name)
 	return e;
 }
 
-/* The inode number of the caller's IPC namespace, 0 if unknown. */
-static unsigned long ipc_inum(void)
-{
-	char link[64];
-	ssize_t n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
-	unsigned long inum = 0;
-
-	if (n > 0) {
-		link[n] = '\0';
-		sscanf(link, "ipc:[%lu]", &inum);
-	}
-	return inum;
-}
-
 static int have_debugfs(void)
 {
 	struct stat sb;
@@ -279,7 +265,7 @@ static int ipc_child(struct child *c, void *arg)
 		       strerror(errno));
 		return 1;
 	}
-	inum = ipc_inum();
+	inum = kt_ipc_inum();
 	n = list_has(a->name, &found);
 	rcheck(n == 0 && !found, "ipcns_new_namespace_lists_nothing",
 	       "lists %d queues, ours %d times", n, found);
@@ -376,11 +362,11 @@ static void ipc_namespaces(void)
 	list_has(name, &found);
 	ktap_check(found == 1, "ipcns_init_queue_listed_once", "listed %d times",
 		   found);
-	ktap_check(!have_debugfs() || (metrics_exist(ipc_inum(), name) &&
+	ktap_check(!have_debugfs() || (metrics_exist(kt_ipc_inum(), name) &&
 				       !metrics_exist(0, name)),
 		   "ipcns_init_metrics_not_in_kernel_directory",
 		   "want %s/ipc:%lu/%s/metrics, none in %s/%s", DEBUGFS,
-		   ipc_inum(), name, DEBUGFS, name);
+		   kt_ipc_inum(), name, DEBUGFS, name);
 	kwq_destroy(fd, name);
 	close(fd);
 }

@@ -384,6 +384,94 @@ struct kwq_dead_args {
 	__u64 count;
 };
 
+/* struct kwq_info_rec.state, and bits (1 << state) of kwq_inspect_args.states */
+#define KWQ_KEY_READY		1	/* in the ready FIFO of its priority */
+#define KWQ_KEY_WAITING		2	/* waiting for its deadline */
+#define KWQ_KEY_PROCESSING	3	/* handed out, not yet done */
+#define KWQ_KEY_DEAD		4	/* in the dead set */
+#define KWQ_KEY_IDLE		5	/* not queued; a failure count kept */
+#define KWQ_KEY_STATES_ALL	0x3e
+
+/* struct kwq_info_rec.flags */
+#define KWQ_KEY_DIRTY		0x1	/* processing: added again, ready at done */
+#define KWQ_KEY_DELAYED		0x2	/* processing: add_after, waits at done */
+#define KWQ_KEY_DYING		0x4	/* processing: failed its last retry */
+#define KWQ_KEY_DUE		0x8	/* due_ns holds a deadline */
+
+/**
+ * struct kwq_info_rec - one key as KWQ_IOC_INSPECT saw it, in a record
+ *	buffer: this header, then @len key bytes zero-padded to 8
+ *	(KWQ_INFO_REC_SIZE(len))
+ * @len: key length
+ * @state: KWQ_KEY_READY .. KWQ_KEY_IDLE
+ * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
+ * @priority: its priority (processing: the one it was handed out with)
+ * @failures: its failure count
+ * @holder: processing: the process id, in the caller's pid namespace, of
+ *	the process whose fd holds the lease (the one that opened it); 0 for
+ *	a detached key, a kernel queue's key, or a pid not visible there
+ * @since_ns: ready: time since it became ready; processing: time held;
+ *	dead: time since its last failure; else 0
+ * @due_ns: with KWQ_KEY_DUE, time left until its next deadline (0 if
+ *	passed): waiting, until it is ready; ready or processing, a deadline
+ *	an add_after asked for, run after its run
+ * @timeout_ns: processing: time left until its processing deadline, 0 for
+ *	none
+ */
+struct kwq_info_rec {
+	__u32 len;
+	__u32 state;
+	__u32 flags;
+	__s32 priority;
+	__u32 failures;
+	__u32 holder;
+	__u64 since_ns;
+	__u64 due_ns;
+	__u64 timeout_ns;
+	/* followed by len key bytes, zero-padded to 8 */
+};
+
+#define KWQ_INFO_REC_SIZE(len)	((sizeof(struct kwq_info_rec) + (len) + 7) & ~7UL)
+#define KWQ_INFO_REC_SIZE_MAX	KWQ_INFO_REC_SIZE(KWQ_KEY_LEN_MAX)
+/* Most records one KWQ_IOC_INSPECT returns. */
+#define KWQ_INSPECT_MAX		256
+
+/**
+ * struct kwq_inspect_args - KWQ_IOC_INSPECT: one key, or a chunk of a walk
+ *	over the keys of some states
+ * @key: one key: user pointer to its bytes; 0 to list
+ * @len: one key: its length; list: 0
+ * @states: list: bits (1 << KWQ_KEY_*) of the states listed, a non-empty
+ *	subset of KWQ_KEY_STATES_ALL; one key: 0
+ * @cursor: list: 0 to start, else the cursor the previous call returned;
+ *	out: where the walk goes on, 0 once it is over. One key: 0
+ * @recs: user pointer to the record buffer (struct kwq_info_rec each)
+ * @recs_len: bytes at @recs, at least KWQ_INFO_REC_SIZE_MAX
+ * @max: list: most records, 1..KWQ_INSPECT_MAX (and at most
+ *	@recs_len / KWQ_INFO_REC_SIZE_MAX are returned); one key: 0
+ * @nr: out: records written
+ * @used: out: bytes of @recs written
+ *
+ * One key: ENOENT if the queue holds nothing of it. A list call holds the
+ * queue lock once, for a bounded part of its table: it may return fewer
+ * records than @max, even none, with a non-zero cursor; call again until
+ * the cursor is 0. A key present during the whole walk is listed once.
+ * A cursor of another queue is ESTALE, one out of range EINVAL; EAGAIN
+ * while the queue's table is being resized (call again with the same
+ * cursor).
+ */
+struct kwq_inspect_args {
+	__u64 key;
+	__u32 len;
+	__u32 states;
+	__u64 cursor;
+	__u64 recs;
+	__u32 recs_len;
+	__u32 max;
+	__u32 nr;
+	__u32 used;
+};
+
 #define KWQ_IOC_MAGIC		0xb7
 
 #define KWQ_IOC_CREATE		_IOW(KWQ_IOC_MAGIC, 0x00, struct kwq_create_args)
@@ -402,5 +490,6 @@ struct kwq_dead_args {
 #define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x0d, struct kwq_done_get_args)
 #define KWQ_IOC_REVIVE		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_dead_args)
 #define KWQ_IOC_PURGE		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_dead_args)
+#define KWQ_IOC_INSPECT		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_inspect_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */
