@@ -1021,8 +1021,10 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	if (a->pad || a->pad2)
 		return -EINVAL;
 	if (op == KWQ_OP_ADD) {
-		if (a->flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
-		    a->flags == (KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
+		if (a->flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED |
+				 KWQ_ADD_REPLACE | KWQ_ADD_LATER) ||
+		    (a->flags & KWQ_ADD_AFTER &&
+		     a->flags & KWQ_ADD_RATE_LIMITED) ||
 		    (!(a->flags & KWQ_ADD_AFTER) && a->after_ns) ||
 		    (!(a->flags & KWQ_ADD_RATE_LIMITED) && a->delays))
 			return -EINVAL;
@@ -1047,6 +1049,11 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	}
 	opts.after_ns = a->flags & KWQ_ADD_AFTER ? a->after_ns : 0;
 	opts.flags = a->flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
+	/* kwq_add_batch() checks them: only with a delay, one at most. */
+	if (a->flags & KWQ_ADD_REPLACE)
+		opts.flags |= KWQ_AFTER_REPLACE;
+	if (a->flags & KWQ_ADD_LATER)
+		opts.flags |= KWQ_AFTER_LATER;
 	opts.delays = delays;
 
 	ret = kwq_recs_apply(c->kf, c->uq->q, op, buf, a->nr, &opts, &a->done,

@@ -251,12 +251,31 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 }
 
 /*
- * Add an existing queued key again. @deadline 0 means now. Returns
- * whether the add landed (changed when or how the key runs); sets *wake
- * when the key became ready.
+ * Whether the deadline @new of a delayed add replaces the key's @old one
+ * (not 0), by @after (KWQ_AFTER_*): by default the earlier wins.
+ */
+static inline bool kwq_deadline_wins(u64 old, u64 new, u32 after)
+{
+	if (likely(!after))
+		return new < old;
+	return after == KWQ_AFTER_REPLACE ? new != old : new > old;
+}
+
+/* Valid KWQ_AFTER_* @flags for a delay of @after_ns (no other bit set). */
+static bool kwq_after_flags_ok(u32 flags, s64 after_ns)
+{
+	return !flags || ((flags == KWQ_AFTER_REPLACE ||
+			   flags == KWQ_AFTER_LATER) && after_ns > 0);
+}
+
+/*
+ * Add an existing queued key again. @deadline 0 means now; @after says
+ * which deadline wins (kwq_deadline_wins()). Returns whether the add
+ * landed (changed when or how the key runs); sets *wake when the key
+ * became ready.
  */
 static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
-		      int prio, u64 now, bool *wake)
+		      u32 after, int prio, u64 now, bool *wake)
 {
 	bool changed = false;
 
@@ -264,7 +283,8 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 	case KWQ_READY:
 		if (deadline) {
 			/* Remembered for after its run; the earliest wins. */
-			if (n->deadline && n->deadline <= deadline)
+			if (n->deadline &&
+			    !kwq_deadline_wins(n->deadline, deadline, after))
 				return false;
 			n->deadline = deadline;
 			return true;
@@ -285,7 +305,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 			*wake = true;
 			return true;
 		}
-		if (deadline < n->deadline) {
+		if (kwq_deadline_wins(n->deadline, deadline, after)) {
 			kwq_wait_unlink(q, n);
 			kwq_wait_insert(q, n, deadline, prio, now);
 			return true;
@@ -303,7 +323,8 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 		}
 		if (deadline) {
 			/* Dirty or delayed: remember the earliest deadline. */
-			if (!n->deadline || deadline < n->deadline) {
+			if (!n->deadline ||
+			    kwq_deadline_wins(n->deadline, deadline, after)) {
 				n->deadline = deadline;
 				changed = true;
 			}
@@ -363,6 +384,7 @@ static inline bool kwq_add_plain(bool limited, s64 after_ns)
 /* One add, under q->lock (see kwq_add_common() for the arguments). */
 struct kwq_add_args {
 	s64 after_ns;
+	u32 after;			/* KWQ_AFTER_*, valid for after_ns */
 	int prio;
 	bool limited;
 	bool now_read;			/* ->now is this critical section's */
@@ -437,7 +459,8 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		landed = true;
 	} else {
 		waited = n->state == KWQ_WAITING;
-		landed = kwq_readd(q, n, deadline, a->prio, a->now, &wake);
+		landed = kwq_readd(q, n, deadline, a->after, a->prio, a->now,
+				   &wake);
 	}
 
 	if (a->limited) {
@@ -557,10 +580,11 @@ kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
 
 static __always_inline int
 kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
-	       int prio, bool limited, u64 *delay_ns)
+	       u32 after, int prio, bool limited, u64 *delay_ns)
 {
 	struct kwq_add_args a = {
-		.after_ns = after_ns, .prio = prio, .limited = limited,
+		.after_ns = after_ns, .after = after, .prio = prio,
+		.limited = limited,
 	};
 	enum kwq_seen seen;
 	unsigned long flags;
@@ -598,33 +622,33 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 
 int kwq_add(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_add_common(q, key, len, 0, 0, false, NULL);
+	return kwq_add_common(q, key, len, 0, 0, 0, false, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add);
 
 int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns)
 {
-	return kwq_add_common(q, key, len, delay_ns, 0, false, NULL);
+	return kwq_add_common(q, key, len, delay_ns, 0, 0, false, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
 
 int kwq_add_opts(struct kwq *q, const void *key, size_t len,
 		 const struct kwq_add_opts *opts)
 {
-	if (!opts)
+	if (!opts || !kwq_after_flags_ok(opts->flags, opts->after_ns))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, opts->after_ns, opts->priority,
-			      false, NULL);
+	return kwq_add_common(q, key, len, opts->after_ns, opts->flags,
+			      opts->priority, false, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add_opts);
 
 int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			 const struct kwq_add_opts *opts, u64 *delay_ns)
 {
-	if (opts && opts->after_ns)
+	if (opts && (opts->after_ns || opts->flags))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, 0, opts ? opts->priority : 0, true,
-			      delay_ns);
+	return kwq_add_common(q, key, len, 0, 0, opts ? opts->priority : 0,
+			      true, delay_ns);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 
@@ -668,10 +692,13 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 	if (done)
 		*done = 0;
 	if (!q || !opts || !kwq_keys_ok(keys, nr) ||
-	    (opts->flags & ~KWQ_BATCH_RATE_LIMITED) ||
-	    ((opts->flags & KWQ_BATCH_RATE_LIMITED) && opts->after_ns))
+	    ((opts->flags & KWQ_BATCH_RATE_LIMITED) &&
+	     (opts->after_ns || opts->flags != KWQ_BATCH_RATE_LIMITED)) ||
+	    !kwq_after_flags_ok(opts->flags & ~KWQ_BATCH_RATE_LIMITED,
+				opts->after_ns))
 		return -EINVAL;
 	a.after_ns = opts->after_ns;
+	a.after = opts->flags & ~KWQ_BATCH_RATE_LIMITED;
 	a.limited = opts->flags & KWQ_BATCH_RATE_LIMITED;
 	/* The queue decides whom its nodes are charged to, not the caller. */
 	gfp = ((opts->gfp & ~__GFP_ACCOUNT) ?: GFP_NOWAIT) | q->gfp_account;

@@ -152,15 +152,29 @@ struct kwq_config {
 	u32 flags;
 };
 
+/*
+ * Which deadline a delayed add keeps when the key already has one
+ * (&struct kwq_add_opts.flags, &struct kwq_batch_opts.flags; at most one,
+ * only with a delay > 0 and not rate limited). Without either the earlier
+ * one wins, as in client-go.
+ */
+/* The new deadline replaces the old, even if later (debounce). */
+#define KWQ_AFTER_REPLACE	0x2
+/* The later of the two wins. */
+#define KWQ_AFTER_LATER		0x4
+
 /**
  * struct kwq_add_opts - options of kwq_add_opts() and kwq_add_rate_limited()
  * @after_ns: delay before the key becomes ready; <= 0 means now. Must be 0
  *	for kwq_add_rate_limited(), whose delay comes from the limiter.
  * @priority: higher is handed out first; FIFO within one priority
+ * @flags: 0, KWQ_AFTER_REPLACE or KWQ_AFTER_LATER (those two only with
+ *	@after_ns > 0); 0 for kwq_add_rate_limited()
  */
 struct kwq_add_opts {
 	s64 after_ns;
 	int priority;
+	u32 flags;
 };
 
 /*
@@ -438,8 +452,15 @@ int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns);
  * Adding a ready key again with a higher priority moves it to the tail
  * of that priority; a lower one changes nothing.
  *
+ * With @opts->flags KWQ_AFTER_REPLACE, the deadline of @opts->after_ns
+ * replaces the one the key has (a waiting key's, or the one a ready or
+ * processing key remembers) even when it is later: "run this once no
+ * add came for so long" (debounce, client-go#131). With KWQ_AFTER_LATER
+ * the later of the two wins. A ready key stays ready either way.
+ *
  * Context: as kwq_add().
- * Return: as kwq_add(); -EINVAL for a NULL @opts.
+ * Return: as kwq_add(); -EINVAL for a NULL @opts, unknown @opts->flags,
+ * both KWQ_AFTER_* flags, or one of them without a delay.
  */
 int kwq_add_opts(struct kwq *q, const void *key, size_t len,
 		 const struct kwq_add_opts *opts);
@@ -449,7 +470,7 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
  * @q: queue
  * @key: key bytes, copied
  * @len: 1..KWQ_KEY_MAX
- * @opts: priority (after_ns must be 0), or NULL
+ * @opts: priority (after_ns and flags must be 0), or NULL
  * @delay_ns: receives the delay chosen, or NULL
  *
  * client-go AddRateLimited: the delay is the maximum over the queue's
@@ -485,7 +506,8 @@ struct kwq_key {
  * struct kwq_batch_opts - options of kwq_add_batch()
  * @after_ns: delay of every key, <= 0 for none; 0 with
  *	KWQ_BATCH_RATE_LIMITED
- * @flags: 0 or KWQ_BATCH_RATE_LIMITED
+ * @flags: 0 or KWQ_BATCH_RATE_LIMITED, or with @after_ns > 0 one of
+ *	KWQ_AFTER_REPLACE and KWQ_AFTER_LATER (as for kwq_add_opts())
  * @delays: with KWQ_BATCH_RATE_LIMITED, receives the delay chosen for
  *	each key that took effect (@nr entries), or NULL
  * @gfp: allocation flags for the nodes of new keys, which are allocated

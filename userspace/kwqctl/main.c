@@ -20,7 +20,7 @@ static const struct cmd commands[] = {
 	{ .name = "list", .fn = cmd_list, .usage = "",
 	  .desc = "Print the queue names, one per line.\n" },
 	{ .name = "add", .fn = cmd_add,
-	  .usage = "QUEUE [--after DUR] [--priority N] KEY...",
+	  .usage = "QUEUE [--after DUR [--replace|--later]] [--priority N] KEY...",
 	  .desc = "Add keys (one batch).\n",
 	  .opts = add_opts },
 	{ .name = "add-rate-limited", .fn = cmd_add_rate_limited,

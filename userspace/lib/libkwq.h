@@ -119,7 +119,8 @@ int kwq_rec_next(const void *buf, size_t used, size_t *off,
 
 /**
  * struct kwq_batch_opts - options of kwq_add_batch()
- * @flags: KWQ_ADD_AFTER or KWQ_ADD_RATE_LIMITED (or 0)
+ * @flags: KWQ_ADD_AFTER (with at most one of KWQ_ADD_REPLACE and
+ *	KWQ_ADD_LATER, if @after_ns > 0) or KWQ_ADD_RATE_LIMITED (or 0)
  * @after_ns: delay for KWQ_ADD_AFTER
  * @delays: KWQ_ADD_RATE_LIMITED: receives nr delays in ns (may be NULL)
  */

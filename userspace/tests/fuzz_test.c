@@ -483,6 +483,11 @@ static void op_keys(struct worker *w, int op)
 			a.flags = KWQ_ADD_AFTER;
 			a.after_ns = chance(&w->r, 80) ? rn(&w->r, 5000000) :
 				     (int64_t)rnd(&w->r);
+			/* Which deadline wins; sometimes both (EINVAL). */
+			if (chance(&w->r, 30))
+				a.flags |= KWQ_ADD_REPLACE;
+			if (chance(&w->r, 30))
+				a.flags |= KWQ_ADD_LATER;
 			break;
 		case 2:
 			a.flags = KWQ_ADD_RATE_LIMITED;

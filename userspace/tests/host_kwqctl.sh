@@ -32,6 +32,9 @@ check add_missing_key 2 "$K" add q
 check create_bad_spec 2 "$K" create q --limiter exponential:5ms
 check create_bad_mode 2 "$K" create q --mode 0999
 check add_bad_after 2 "$K" add q --after 5 k
+check add_replace_without_after 2 "$K" add q --replace k
+check add_replace_and_later 2 "$K" add q --after 1s --replace --later k
+check add_later_zero_after 2 "$K" add q --after 0s --later k
 check get_bad_count 2 "$K" get q -n 0
 check work_missing_cmd 2 "$K" work q -j 2
 check five_limiters 2 "$K" create q --limiter default --limiter default --limiter default

@@ -104,6 +104,21 @@ out_is after_order "now${nl}early${nl}mid${nl}late" \
 $K done $Q now early mid late
 out_is remove_waiting 0 sh -c "$K add $Q --after 1h gone && $K remove $Q gone && $K len $Q"
 err_is remove_unknown_enoent 1 ENOENT $K remove $Q gone
+# Replaceable deadlines: --replace moves a waiting key later, --later
+# keeps the later one; the default keeps the earlier.
+$K add $Q --after 1h deb
+$K add $Q --after 1s deb
+out_is after_earlier_wins deb $K get $Q --timeout 20s
+$K done $Q deb
+$K add $Q --after 1s deb
+$K add $Q --after 1h --replace deb
+rc_is after_replace_moves_later 3 $K get $Q --timeout 2s
+$K add $Q --after 1s --replace deb
+$K add $Q --after 1h --later deb
+rc_is after_later_keeps_later 3 $K get $Q --timeout 2s
+$K add $Q --after 10ms --replace deb
+out_is after_replace_moves_earlier deb $K get $Q --timeout 20s
+$K done $Q deb
 
 # --- limiters: exact delays via add-rate-limited ---------------------
 $K create $Q-exp --limiter exponential:5ms:1s

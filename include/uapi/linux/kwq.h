@@ -125,6 +125,13 @@ struct kwq_rec {
 /* struct kwq_keys_args.flags for KWQ_IOC_ADD; at most one of them */
 #define KWQ_ADD_AFTER		0x1	/* delay by after_ns */
 #define KWQ_ADD_RATE_LIMITED	0x2	/* delay from the queue's limiter */
+/*
+ * With KWQ_ADD_AFTER and after_ns > 0 only (EINVAL otherwise), at most
+ * one: which deadline a key that has one keeps. Without either the
+ * earlier wins, as in client-go.
+ */
+#define KWQ_ADD_REPLACE		0x4	/* the new one, even if later */
+#define KWQ_ADD_LATER		0x8	/* the later one */
 
 /**
  * struct kwq_keys_args - a batch of keys: KWQ_IOC_ADD, KWQ_IOC_DONE,
