@@ -449,15 +449,17 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
 
 /*
  * Copy a size-versioned argument struct in. The size comes from the ioctl
- * number: smaller than the first version is EINVAL, a larger one must have
- * a zero tail (E2BIG otherwise, from copy_struct_from_user()).
+ * number: smaller than the first version (@minsize) is EINVAL, an older
+ * one reads as if its missing fields were zero, a larger one must have a
+ * zero tail (E2BIG otherwise, from copy_struct_from_user()).
  */
 static __always_inline int kwq_copy_args(void *dst, size_t ksize,
-					 unsigned int cmd, unsigned long arg)
+					 size_t minsize, unsigned int cmd,
+					 unsigned long arg)
 {
 	size_t usize = _IOC_SIZE(cmd);
 
-	if (usize < ksize)
+	if (usize < minsize)
 		return -EINVAL;
 	/*
 	 * This version's size, the common case: inlined, a copy of constant
@@ -549,6 +551,7 @@ struct kwq_ioc {
 		struct kwq_done_get_args done_get;
 		struct kwq_key_args key;
 		struct kwq_shutdown_args shutdown;
+		struct kwq_touch_args touch;
 	} a;
 };
 
@@ -563,12 +566,16 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	int ret;
 
 	if (!kwq_name_terminated(a->name) || a->flags || a->mode & ~0777 ||
-	    a->max_items > max_items_per_queue)
+	    a->max_items > max_items_per_queue ||
+	    (a->processing_timeout_ns &&
+	     (a->processing_timeout_ns < KWQ_PROCESSING_TIMEOUT_MIN ||
+	      a->processing_timeout_ns > KWQ_PROCESSING_TIMEOUT_MAX)))
 		return -EINVAL;
 	ret = kwq_limits_from_user(&cfg, a);
 	if (ret)
 		return ret;
 	cfg.max_wait_ns = a->max_wait_ns;
+	cfg.processing_timeout_ns = a->processing_timeout_ns;
 	cfg.max_items = a->max_items ?: max_items_per_queue;
 	/* Keys to the adding task's memcg, the queue to its creator's. */
 	cfg.flags = KWQ_CONFIG_CHARGE_CALLER;
@@ -1174,6 +1181,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
 		.abort = &uq->dead, .copy = kwq_rec_copy, .arg = &out,
+		.processing_timeout_ns = a->processing_timeout_ns,
 	};
 	unsigned int flags = 0, rflags;
 	ktime_t start = 0;
@@ -1299,6 +1307,14 @@ efault:
 	return -EFAULT;
 }
 
+/* A processing timeout of a get or touch: 0, KWQ_TIMEOUT_NONE or in range. */
+static bool kwq_processing_timeout_ok(u64 ns)
+{
+	return !ns || ns == KWQ_TIMEOUT_NONE ||
+	       (ns >= KWQ_PROCESSING_TIMEOUT_MIN &&
+		ns <= KWQ_PROCESSING_TIMEOUT_MAX);
+}
+
 /* Check a copied-in struct kwq_get_args and clear its outputs. */
 static int kwq_get_args_check(struct kwq_get_args *a)
 {
@@ -1306,7 +1322,8 @@ static int kwq_get_args_check(struct kwq_get_args *a)
 	a->nr = 0;
 	a->used = 0;
 	if (a->flags & ~KWQ_GET_DETACHED || !a->max || a->min_nr > a->max ||
-	    a->recs_len < KWQ_REC_SIZE_MAX || !a->recs)
+	    a->recs_len < KWQ_REC_SIZE_MAX || !a->recs ||
+	    !kwq_processing_timeout_ok(a->processing_timeout_ns))
 		return -EINVAL;
 	return 0;
 }
@@ -1409,6 +1426,21 @@ static int kwq_ioc_num_requeues(struct kwq_ioc *c)
 	return kwq_copy_args_out(c->arg, a, sizeof(*a));
 }
 
+static int kwq_ioc_touch(struct kwq_ioc *c)
+{
+	u8 key[KWQ_KEY_LEN_MAX];
+	struct kwq_touch_args *a = &c->a.touch;
+
+	if (!a->len || a->len > KWQ_KEY_LEN_MAX || a->flags ||
+	    !kwq_processing_timeout_ok(a->processing_timeout_ns))
+		return -EINVAL;
+	if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
+		return -EFAULT;
+	/* Leased to this file, or detached, as KWQ_IOC_DONE. */
+	return kwq_uq_err(c->uq, kwq_touch_key(c->uq->q, key, a->len, c->kf,
+					       a->processing_timeout_ns));
+}
+
 static int kwq_ioc_len(struct kwq_ioc *c)
 {
 	long len = kwq_len(c->uq->q);
@@ -1463,6 +1495,8 @@ struct kwq_ioc_desc {
 	unsigned int cmd;
 	int (*fn)(struct kwq_ioc *c);
 	unsigned int flags;
+	/* size of the struct's first version; 0: this version's */
+	unsigned int min_size;
 };
 
 #define KWQ_IOCF_QUEUE	0x1	/* needs an attached queue (c->uq) */
@@ -1472,13 +1506,14 @@ struct kwq_ioc_desc {
 
 static const struct kwq_ioc_desc kwq_ioctls[] = {
 	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, kwq_ioc_create,
-				      KWQ_IOCF_IN },
+				      KWQ_IOCF_IN, KWQ_CREATE_ARGS_SIZE_VER1 },
 	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, kwq_ioc_open, KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, kwq_ioc_destroy,
 				       KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, kwq_ioc_list, KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, kwq_ioc_add, KWQ_IOCF_QIN },
-	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, kwq_ioc_get, KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, kwq_ioc_get, KWQ_IOCF_QIN,
+				   KWQ_GET_ARGS_SIZE_VER1 },
 	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, kwq_ioc_done, KWQ_IOCF_QIN },
 	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, kwq_ioc_forget,
 				      KWQ_IOCF_QIN },
@@ -1495,7 +1530,10 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, kwq_ioc_stats,
 				     KWQ_IOCF_QUEUE },
 	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, kwq_ioc_done_get,
-					KWQ_IOCF_QIN },
+					KWQ_IOCF_QIN,
+					KWQ_DONE_GET_ARGS_SIZE_VER1 },
+	[_IOC_NR(KWQ_IOC_TOUCH)] = { KWQ_IOC_TOUCH, kwq_ioc_touch,
+				     KWQ_IOCF_QIN },
 };
 
 /*
@@ -1528,7 +1566,8 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 			return PTR_ERR(c.uq);
 	}
 	if (d->flags & KWQ_IOCF_IN) {
-		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd), cmd, arg);
+		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd),
+				    d->min_size ?: _IOC_SIZE(d->cmd), cmd, arg);
 		if (ret)
 			return ret;
 	}

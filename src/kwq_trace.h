@@ -100,6 +100,13 @@ KWQ_KEY_EVENT(key_finished);
 /* A waiting key's delay passed: arg = ns the expiry came after it. */
 KWQ_KEY_EVENT(key_due);
 
+/*
+ * A processing key's deadline passed and its lease was revoked (then
+ * requeued as a failure: key_rate_limited, key_finished follow): arg = ns
+ * it was processing; ret 1 if it was leased to an owner.
+ */
+KWQ_KEY_EVENT(key_timed_out);
+
 TRACE_EVENT(queue_shutdown,
 	    TP_PROTO(const struct kwq *q, bool drain, u64 dropped, u64 ready,
 		     u64 processing),

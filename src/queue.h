@@ -48,7 +48,7 @@ enum kwq_requeue {
  * A node is in one state at a time, and the links of a state share one
  * union with those of the others: every transition unlinks the node from
  * its old structure before it links it into the new one. A 16-byte key
- * makes a 112-byte object.
+ * makes a 120-byte object.
  */
 struct kwq_node {
 	/*
@@ -87,7 +87,12 @@ struct kwq_node {
 		};
 		/* PROCESSING (and IDLE: ->link only, in the LRU) */
 		struct {
-			struct list_head link;	/* the processing list */
+			union {
+				/* no deadline: the processing list */
+				struct list_head link;
+				/* ->due_ns: in q->due, by (due_ns, lease) */
+				struct rb_node due_rb;
+			};
 			void *owner;		/* kwq_get()'s cookie */
 			u64 lease;		/* which hand-out, never 0 */
 			u64 start_ns;		/* clock time processing began */
@@ -99,8 +104,15 @@ struct kwq_node {
 	 * add_after asked for, remembered for after the run; 0 if none.
 	 */
 	u64 deadline;
-	/* READY: clock time it became ready; PROCESSING: as get saw it */
-	u64 queued_ns;
+	union {
+		/* READY: clock time it became ready */
+		u64 queued_ns;
+		/*
+		 * PROCESSING: its processing deadline, 0 if none (the time
+		 * it became ready went to the lease: kwq_item.queued_ns)
+		 */
+		u64 due_ns;
+	};
 	u32 failures;			/* rate limiter failure count */
 	u8 key[];
 };
@@ -135,6 +147,19 @@ struct kwq_level {
 struct kwq_wheel_slot {
 	struct hlist_head keys;
 	u32 nr;
+};
+
+/*
+ * Leases revoked by their processing deadline that were owned: a done or
+ * touch of the key by that owner is -ESTALE (not -ENOENT or -EPERM) while
+ * the record lasts: until the owner takes the key again or is released,
+ * the node is freed, or KWQ_TOMBS newer ones pushed it out.
+ */
+#define KWQ_TOMBS		32
+
+struct kwq_tomb {
+	const void *owner;
+	const struct kwq_node *node;
 };
 
 /* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */
@@ -174,7 +199,11 @@ struct kwq {
 	struct rb_root all_levels;	/* every level but level0, by prio */
 	struct kwq_level level0;	/* priority 0 */
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
-	struct list_head processing;
+	struct list_head processing;	/* PROCESSING without a deadline */
+	struct rb_root_cached due;	/* PROCESSING with one, earliest first */
+	unsigned long nr_due;
+	unsigned int nr_tombs;
+	struct kwq_tomb tombs[KWQ_TOMBS];	/* oldest first */
 	struct list_head idle;		/* IDLE records, least recent first */
 	u64 seq;
 	u64 ready_epoch;		/* last kwq_node.ready_epoch given */
@@ -209,6 +238,7 @@ struct kwq {
 	u64 dropped_at_shutdown;
 	u64 lease_returns;
 	u64 failure_records_evicted;
+	u64 processing_timeouts_total;
 
 	/* metrics (Documentation/metrics.rst) */
 	unsigned long nr_dirty;		/* PROCESSING with REQUEUE_READY */
@@ -234,6 +264,7 @@ struct kwq {
 	const struct kwq_clock *clock;
 	u32 max_items;
 	u32 max_failure_records;
+	u64 processing_timeout_ns;	/* 0: none */
 	struct kwq_limiters limiters;	/* state under q->lock */
 
 	wait_queue_head_t get_wq;	/* getters */

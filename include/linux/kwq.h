@@ -29,6 +29,11 @@
 #define KWQ_BUCKET_QPS_MILLI_MAX	1000000000ULL
 /* Failure records kept for idle keys when the config says 0. */
 #define KWQ_DEFAULT_FAILURE_RECORDS	65536
+/* Processing timeouts (&struct kwq_config, kwq_touch()), in ns. */
+#define KWQ_PROCESSING_TIMEOUT_MIN_NS	1000000ULL
+#define KWQ_PROCESSING_TIMEOUT_MAX_NS	(86400ULL * 365 * 1000000000ULL)
+/* kwq_touch(): no processing deadline. */
+#define KWQ_NO_TIMEOUT			(~0ULL)
 
 /*
  * struct kwq_config flag: charge the queue's memory to memory cgroups (the
@@ -141,6 +146,12 @@ struct kwq_clock {
  *	table to the creator's memcg, which the queue pins until it is
  *	freed. Any other bit is -EINVAL. Documentation/semantics.rst,
  *	"Contexts and memory", gives the GFP flags of every allocation.
+ * @processing_timeout_ns: processing deadline of every key handed out,
+ *	0 = none, else KWQ_PROCESSING_TIMEOUT_MIN_NS..
+ *	KWQ_PROCESSING_TIMEOUT_MAX_NS. A key still processing at its deadline
+ *	loses its lease and is requeued as a failure, exactly as
+ *	kwq_add_rate_limited() then kwq_done() by its holder would;
+ *	kwq_touch() moves the deadline.
  */
 struct kwq_config {
 	u32 nr_limiters;
@@ -150,6 +161,7 @@ struct kwq_config {
 	u32 max_failure_records;
 	const struct kwq_clock *clock;
 	u32 flags;
+	u64 processing_timeout_ns;
 };
 
 /*
@@ -218,6 +230,7 @@ struct kwq_histogram {
  *	processing keys added again, which kwq_done() queues (dirty keys)
  * @unfinished_work_ns: client-go's unfinished_work_seconds, in ns: how
  *	long the processing keys have been processing, summed
+ * @processing_timeouts_total: leases revoked by their processing deadline
  * @longest_running_ns: client-go's longest_running_processor_seconds, in
  *	ns: how long the oldest processing key has been processing
  * @queue_duration: time from a key becoming ready (or dirty) to
@@ -246,6 +259,7 @@ struct kwq_stats {
 	u32 shutting_down;
 	u64 depth;
 	u64 unfinished_work_ns;
+	u64 processing_timeouts_total;
 	u64 longest_running_ns;
 	struct kwq_histogram queue_duration;
 	struct kwq_histogram work_duration;
@@ -619,6 +633,7 @@ struct kwq_item {
 	u32 hash;
 	const void *node;
 	u64 lease;
+	u64 queued_ns;
 };
 
 /**
@@ -766,10 +781,36 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
  * @owner: the cookie given to kwq_get()
  *
  * Context: as kwq_add().
- * Return: 0; -ENOENT if the key is not processing, -EPERM if it is
- * processing for another owner, -EINVAL for a bad argument.
+ * Return: 0; -ESTALE if @owner's lease on the key was revoked by its
+ * processing deadline (and @owner did not take it again), -ENOENT if the
+ * key is not processing, -EPERM if it is processing for another owner,
+ * -EINVAL for a bad argument. On error nothing changed.
  */
 int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner);
+
+/**
+ * kwq_touch() - move the processing deadline of an item (a heartbeat)
+ * @q: queue
+ * @item: item from kwq_get() on @q, still held
+ * @timeout_ns: the new deadline, from now: 0 for the queue's
+ *	&struct kwq_config.processing_timeout_ns (none if it has none),
+ *	KWQ_NO_TIMEOUT for none, else KWQ_PROCESSING_TIMEOUT_MIN_NS..
+ *	KWQ_PROCESSING_TIMEOUT_MAX_NS
+ *
+ * A holder that is still working calls it before its deadline passes; it
+ * also gives a key a deadline of its own right after kwq_get(), or takes
+ * it away. A key processing at its deadline loses its lease: it is
+ * requeued as by kwq_add_rate_limited() at its priority then kwq_done(),
+ * counted in &struct kwq_stats.processing_timeouts_total and traced
+ * (kwq:key_timed_out); kwq_done() and kwq_touch() of the old @item get
+ * -ESTALE and change nothing. Clearing a deadline walks the keys that
+ * started processing after this one.
+ *
+ * Context: as kwq_add().
+ * Return: 0; -ESTALE if @item's lease has ended (done, returned, or
+ * revoked by its deadline), -EINVAL for a bad argument (nothing changed).
+ */
+int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
 
 /**
  * kwq_release_owner() - return an owner's processing keys to the queue

@@ -59,6 +59,16 @@ struct kwq_limit {
 	__u64 b;
 };
 
+/*
+ * Processing timeouts (struct kwq_create_args, struct kwq_get_args,
+ * struct kwq_touch_args), in ns: a key processing longer loses its lease
+ * and is requeued as a failure. 0 in kwq_get_args and kwq_touch_args
+ * means the queue's timeout; KWQ_TIMEOUT_NONE means no deadline.
+ */
+#define KWQ_PROCESSING_TIMEOUT_MIN	1000000ULL		/* 1 ms */
+#define KWQ_PROCESSING_TIMEOUT_MAX	(86400ULL * 365 * 1000000000ULL)
+#define KWQ_TIMEOUT_NONE		(~0ULL)
+
 /**
  * struct kwq_create_args - KWQ_IOC_CREATE: create a queue, attach the fd
  * @name: NUL-terminated queue name, unique in the caller's IPC namespace
@@ -69,6 +79,12 @@ struct kwq_limit {
  * @max_items: most keys queued at once (ENOSPC beyond), 0 = no cap
  * @max_wait_ns: cap on rate-limited delays, 0 = no cap
  * @limits: the rate limiters
+ *
+ * Version 1 ends here (KWQ_CREATE_ARGS_SIZE_VER1 bytes).
+ *
+ * @processing_timeout_ns: processing deadline of every get, 0 = none,
+ *	else KWQ_PROCESSING_TIMEOUT_MIN..KWQ_PROCESSING_TIMEOUT_MAX (EINVAL
+ *	otherwise)
  */
 struct kwq_create_args {
 	char name[KWQ_NAME_LEN];
@@ -78,7 +94,11 @@ struct kwq_create_args {
 	__u32 max_items;
 	__u64 max_wait_ns;
 	struct kwq_limit limits[KWQ_LIMITS_MAX];
+	/* version 2 */
+	__u64 processing_timeout_ns;
 };
+
+#define KWQ_CREATE_ARGS_SIZE_VER1	184
 
 /**
  * struct kwq_open_args - KWQ_IOC_OPEN, KWQ_IOC_DESTROY: name a queue
@@ -153,8 +173,9 @@ struct kwq_rec {
  * budget, module parameter max_bytes_per_user, is spent), ESHUTDOWN (add
  * after shutdown),
  * ENOENT (done of a key not processing, remove of a key not queued),
- * EPERM (done of a key leased to another fd), EBUSY (remove of a key
- * that is processing and not queued again).
+ * EPERM (done of a key leased to another fd), ESTALE (done of a key
+ * whose lease this fd lost to its processing deadline), EBUSY (remove of
+ * a key that is processing and not queued again).
  */
 struct kwq_keys_args {
 	__u64 recs;
@@ -186,8 +207,18 @@ struct kwq_keys_args {
  * @nr: out: keys taken
  * @used: out: bytes of @recs filled
  *
+ * Version 1 ends here (KWQ_GET_ARGS_SIZE_VER1 bytes).
+ *
+ * @processing_timeout_ns: the processing deadline of the keys taken: 0
+ *	the queue's (struct kwq_create_args), KWQ_TIMEOUT_NONE none, else
+ *	KWQ_PROCESSING_TIMEOUT_MIN..KWQ_PROCESSING_TIMEOUT_MAX (EINVAL
+ *	otherwise)
+ *
  * Keys taken are processing until KWQ_IOC_DONE. Unless KWQ_GET_DETACHED,
  * they are leased to this fd: closing it puts them back in the queue.
+ * A key still processing at its deadline is taken back (requeued as a
+ * failure, as KWQ_ADD_RATE_LIMITED then KWQ_IOC_DONE would); a DONE or
+ * TOUCH of it by this fd is then ESTALE. KWQ_IOC_TOUCH moves the deadline.
  * Once the queue is shut down and no key is ready: ESHUTDOWN.
  */
 struct kwq_get_args {
@@ -199,7 +230,11 @@ struct kwq_get_args {
 	__s64 timeout_ns;
 	__u32 nr;
 	__u32 used;
+	/* version 2 */
+	__u64 processing_timeout_ns;
 };
+
+#define KWQ_GET_ARGS_SIZE_VER1		40
 
 /**
  * struct kwq_done_get_args - KWQ_IOC_DONE_GET: a worker's cycle in one call
@@ -221,6 +256,30 @@ struct kwq_done_get_args {
 	__u32 done;
 	__u32 pad;
 	struct kwq_get_args get;
+};
+
+/* Version 1: with version 1 of struct kwq_get_args. */
+#define KWQ_DONE_GET_ARGS_SIZE_VER1	64
+
+/**
+ * struct kwq_touch_args - KWQ_IOC_TOUCH: move the processing deadline of
+ *	a key this fd holds (a heartbeat)
+ * @key: user pointer to the key bytes
+ * @len: key length
+ * @flags: 0
+ * @processing_timeout_ns: the new deadline, from now: 0 the queue's
+ *	timeout, KWQ_TIMEOUT_NONE none, else KWQ_PROCESSING_TIMEOUT_MIN..
+ *	KWQ_PROCESSING_TIMEOUT_MAX
+ *
+ * Errors: ENOENT (the key is not processing), EPERM (leased to another
+ * fd), ESTALE (this fd's lease on it was revoked by its deadline), EINVAL.
+ * A key taken KWQ_GET_DETACHED may be touched by any fd of the queue.
+ */
+struct kwq_touch_args {
+	__u64 key;
+	__u32 len;
+	__u32 flags;
+	__u64 processing_timeout_ns;
 };
 
 /**
@@ -310,6 +369,10 @@ struct kwq_stats_hist {
  * @prios: ready keys of the KWQ_STATS_PRIOS highest priority levels that
  *	have any, highest first
  * @prios_other: ready keys of the levels not in @prios
+ *
+ * Version 2 ends here (KWQ_STATS_ARGS_SIZE_VER2 bytes).
+ *
+ * @processing_timeouts_total: leases revoked by their processing deadline
  */
 struct kwq_stats_args {
 	__u64 len;
@@ -333,9 +396,12 @@ struct kwq_stats_args {
 	__u32 pad2;
 	struct kwq_prio_len prios[KWQ_STATS_PRIOS];
 	__u64 prios_other;
+	/* version 3 */
+	__u64 processing_timeouts_total;
 };
 
 #define KWQ_STATS_ARGS_SIZE_VER1	72
+#define KWQ_STATS_ARGS_SIZE_VER2	440
 
 #define KWQ_IOC_MAGIC		0xb7
 
@@ -353,5 +419,6 @@ struct kwq_stats_args {
 #define KWQ_IOC_SHUTDOWN	_IOW(KWQ_IOC_MAGIC, 0x0b, struct kwq_shutdown_args)
 #define KWQ_IOC_STATS		_IOR(KWQ_IOC_MAGIC, 0x0c, struct kwq_stats_args)
 #define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x0d, struct kwq_done_get_args)
+#define KWQ_IOC_TOUCH		_IOW(KWQ_IOC_MAGIC, 0x0e, struct kwq_touch_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */
