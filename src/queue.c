@@ -174,56 +174,74 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 
 /* --- revoked leases (q->tombs) --- */
 
-/* Index of the record that @owner's lease on @n was revoked, or -1. */
-static int kwq_tomb_find(const struct kwq *q, const void *owner,
-			 const struct kwq_node *n)
+/* The @i-th record, oldest first. */
+static struct kwq_tomb *kwq_tomb(const struct kwq *q, unsigned int i)
 {
+	return &q->tombs[(q->tomb_head + i) % KWQ_TOMBS];
+}
+
+/*
+ * Whether @owner's lease on @n's key was revoked. A record names the node
+ * and the key's hash and length: a node freed and reused for another key
+ * (records are not dropped when nodes are freed, to keep that path free
+ * of them) does not match it but for a 32-bit hash collision.
+ */
+static bool kwq_tomb_find(const struct kwq *q, const void *owner,
+			  const struct kwq_node *n)
+{
+	const struct kwq_tomb *t;
 	unsigned int i;
 
-	for (i = 0; i < q->nr_tombs; i++)
-		if (q->tombs[i].node == n && q->tombs[i].owner == owner)
-			return i;
-	return -1;
+	for (i = 0; i < q->nr_tombs; i++) {
+		t = kwq_tomb(q, i);
+		if (t->node == n && t->owner == owner && t->hash == n->hash &&
+		    t->len == n->key_len)
+			return true;
+	}
+	return false;
 }
 
-static void kwq_tomb_del(struct kwq *q, unsigned int i)
-{
-	q->nr_tombs--;
-	memmove(&q->tombs[i], &q->tombs[i + 1],
-		(q->nr_tombs - i) * sizeof(q->tombs[0]));
-}
-
-static void kwq_tomb_forget_one(struct kwq *q, const void *owner,
-				const struct kwq_node *n)
-{
-	int i = kwq_tomb_find(q, owner, n);
-
-	if (i >= 0)
-		kwq_tomb_del(q, i);
-}
-
+/*
+ * Record that @owner's lease on @n was revoked; the oldest record goes
+ * when KWQ_TOMBS are kept. The records are allocated by the first
+ * revocation (none if that fails: the owner then gets -ENOENT or -EPERM,
+ * which change nothing either).
+ */
 static void kwq_tomb_add(struct kwq *q, const void *owner,
 			 const struct kwq_node *n)
 {
-	if (q->nr_tombs == KWQ_TOMBS)
-		kwq_tomb_del(q, 0);
-	q->tombs[q->nr_tombs].owner = owner;
-	q->tombs[q->nr_tombs].node = n;
-	q->nr_tombs++;
+	struct kwq_tomb *t;
+
+	if (unlikely(!q->tombs)) {
+		if (!kwq_charge(q, KWQ_TOMBS * sizeof(*t)))
+			return;
+		q->tombs = kmalloc_array(KWQ_TOMBS, sizeof(*t), GFP_NOWAIT |
+					 __GFP_NOWARN | q->gfp_account);
+		if (!q->tombs) {
+			kwq_uncharge(q, KWQ_TOMBS * sizeof(*t));
+			return;
+		}
+	}
+	if (q->nr_tombs == KWQ_TOMBS) {
+		q->tomb_head = (q->tomb_head + 1) % KWQ_TOMBS;
+		q->nr_tombs--;
+	}
+	t = kwq_tomb(q, q->nr_tombs++);
+	t->owner = owner;
+	t->node = n;
+	t->hash = n->hash;
+	t->len = n->key_len;
 }
 
-/* Forget the records of @n (its node is freed), or of @owner (released). */
-static void kwq_tomb_forget(struct kwq *q, const struct kwq_node *n,
-			    const void *owner)
+/* Forget the records of @owner (released: its address may come back). */
+static void kwq_tomb_forget(struct kwq *q, const void *owner)
 {
-	unsigned int i = 0;
+	unsigned int i, kept = 0;
 
-	while (i < q->nr_tombs)
-		if ((n && q->tombs[i].node == n) ||
-		    (owner && q->tombs[i].owner == owner))
-			kwq_tomb_del(q, i);
-		else
-			i++;
+	for (i = 0; i < q->nr_tombs; i++)
+		if (kwq_tomb(q, i)->owner != owner)
+			*kwq_tomb(q, kept++) = *kwq_tomb(q, i);
+	q->nr_tombs = kept;
 }
 
 /* --- node state transitions (all under q->lock) --- */
@@ -246,8 +264,6 @@ static __always_inline void kwq_release_node(struct kwq *q,
 
 	q->nr_items--;
 	if (!n->failures) {
-		if (unlikely(q->nr_tombs))
-			kwq_tomb_forget(q, n, NULL);
 		kwq_node_free(q, n, pp);
 		return;
 	}
@@ -258,8 +274,6 @@ static __always_inline void kwq_release_node(struct kwq *q,
 	if (q->nr_idle > q->max_failure_records) {
 		old = list_first_entry(&q->idle, struct kwq_node, link);
 		kwq_idle_unlink(q, old);
-		if (unlikely(q->nr_tombs))
-			kwq_tomb_forget(q, old, NULL);
 		kwq_node_free(q, old, NULL);
 		q->failure_records_evicted++;
 	}
@@ -283,18 +297,29 @@ static bool kwq_due_less(struct rb_node *a, const struct rb_node *b)
 	       (x->due_ns == y->due_ns && x->lease < y->lease);
 }
 
-/* Start processing @n, with a deadline of @timeout_ns from @now (0: none). */
+/* Put processing @n in the due tree, due @timeout_ns after @now. */
+static noinline void kwq_due_insert(struct kwq *q, struct kwq_node *n,
+				    u64 now, u64 timeout_ns)
+{
+	n->due_ns = kwq_deadline(now, timeout_ns);
+	rb_add_cached(&n->due_rb, &q->due, kwq_due_less);
+	q->nr_due++;
+	/* Re-armed only if this deadline is the first. */
+	kwq_timer_update(q);
+}
+
+/*
+ * Start processing @n, with a deadline of @timeout_ns from @now (0:
+ * none). The deadline's work is out of line: a get without one pays a
+ * test and a store.
+ */
 static __always_inline void kwq_processing_link(struct kwq *q,
 						struct kwq_node *n, u64 now,
 						u64 timeout_ns)
 {
 	q->nr_processing++;
 	if (unlikely(timeout_ns)) {
-		n->due_ns = kwq_deadline(now, timeout_ns);
-		rb_add_cached(&n->due_rb, &q->due, kwq_due_less);
-		q->nr_due++;
-		/* Re-armed only if this deadline is the first. */
-		kwq_timer_update(q);
+		kwq_due_insert(q, n, now, timeout_ns);
 		return;
 	}
 	n->due_ns = 0;
@@ -302,14 +327,20 @@ static __always_inline void kwq_processing_link(struct kwq *q,
 	list_add_tail(&n->link, &q->processing);
 }
 
+/* Take processing @n out of the due tree. */
+static noinline void kwq_due_erase(struct kwq *q, struct kwq_node *n)
+{
+	/* The timer may stay armed: it then finds nothing due. */
+	rb_erase_cached(&n->due_rb, &q->due);
+	q->nr_due--;
+}
+
 static __always_inline void kwq_processing_unlink(struct kwq *q,
 						  struct kwq_node *n)
 {
 	q->nr_processing--;
 	if (unlikely(n->due_ns)) {
-		/* The timer may stay armed: it then finds nothing due. */
-		rb_erase_cached(&n->due_rb, &q->due);
-		q->nr_due--;
+		kwq_due_erase(q, n);
 		return;
 	}
 	list_del(&n->link);
@@ -345,18 +376,21 @@ static bool kwq_timeout_ok(u64 timeout_ns)
 
 /*
  * Under q->lock: may @owner finish or touch @n (found by key; NULL: not
- * queued)? 0, or -ESTALE (its lease was revoked), -ENOENT, -EPERM.
+ * queued)? It holds it, or (unless @owner_only) nobody does: 0. Else
+ * -ESTALE if its lease on the key was revoked, -ENOENT, -EPERM.
  */
-static int kwq_held_by(const struct kwq *q, const struct kwq_node *n,
-		       const void *owner, bool owner_only)
+static __always_inline int kwq_held_by(const struct kwq *q,
+				       const struct kwq_node *n,
+				       const void *owner, bool owner_only)
 {
-	if (unlikely(q->nr_tombs) && n && owner && kwq_tomb_find(q, owner, n) >= 0)
+	/* Held again after a revocation: the record no longer applies. */
+	if (likely(n && n->state == KWQ_PROCESSING && n->owner == owner))
+		return 0;
+	if (unlikely(q->nr_tombs) && n && owner && kwq_tomb_find(q, owner, n))
 		return -ESTALE;
 	if (!n || n->state != KWQ_PROCESSING)
 		return -ENOENT;
-	if (n->owner != owner && (owner_only || n->owner))
-		return -EPERM;
-	return 0;
+	return !owner_only && !n->owner ? 0 : -EPERM;
 }
 
 /*
@@ -965,8 +999,6 @@ int kwq_forget(struct kwq *q, const void *key, size_t len)
 		kwq_fail_clear(q, n);
 		if (n->state == KWQ_IDLE) {
 			kwq_idle_unlink(q, n);
-			if (unlikely(q->nr_tombs))
-				kwq_tomb_forget(q, n, NULL);
 			kwq_node_free(q, n, NULL);
 		}
 	}
@@ -1120,9 +1152,6 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
 	kwq_lease_fill(n, item);
 	/* Over ->queued_ns, which the lease keeps. */
 	kwq_processing_link(q, n, now, timeout_ns);
-	/* The owner holds the key again: no longer revoked for it. */
-	if (unlikely(q->nr_tombs) && owner)
-		kwq_tomb_forget_one(q, owner, n);
 	return true;
 }
 
@@ -1460,6 +1489,8 @@ static void kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns)
 {
 	u64 now = kwq_now(q);
 
+	if (!n->due_ns && !timeout_ns)
+		return;
 	if (n->due_ns) {
 		rb_erase_cached(&n->due_rb, &q->due);
 		q->nr_due--;
@@ -1543,7 +1574,7 @@ int kwq_release_owner(struct kwq *q, void *owner)
 	}
 	/* A later owner at the same address starts with no revoked lease. */
 	if (q->nr_tombs)
-		kwq_tomb_forget(q, NULL, owner);
+		kwq_tomb_forget(q, owner);
 	kwq_unlock(q, flags, count);
 	return count;
 }
@@ -1811,6 +1842,7 @@ static void kwq_free(struct kwq *q)
 {
 	hrtimer_cancel(&q->timer);
 	kwq_delay_free(q);
+	kfree(q->tombs);
 	kwq_table_free(q);
 	kwq_levels_free(q);
 	kwq_budget_uncharge(q->budget, NULL, q->charged);

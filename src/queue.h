@@ -151,15 +151,17 @@ struct kwq_wheel_slot {
 
 /*
  * Leases revoked by their processing deadline that were owned: a done or
- * touch of the key by that owner is -ESTALE (not -ENOENT or -EPERM) while
- * the record lasts: until the owner takes the key again or is released,
- * the node is freed, or KWQ_TOMBS newer ones pushed it out.
+ * touch of the key by that owner, unless it holds the key again, is
+ * -ESTALE (not -ENOENT or -EPERM) while the record lasts: until the owner
+ * is released or KWQ_TOMBS newer ones pushed it out.
  */
-#define KWQ_TOMBS		32
+#define KWQ_TOMBS		512
 
 struct kwq_tomb {
 	const void *owner;
 	const struct kwq_node *node;
+	u32 hash;
+	u16 len;
 };
 
 /* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */
@@ -202,8 +204,10 @@ struct kwq {
 	struct list_head processing;	/* PROCESSING without a deadline */
 	struct rb_root_cached due;	/* PROCESSING with one, earliest first */
 	unsigned long nr_due;
+	/* KWQ_TOMBS records from ->tomb_head on, oldest first; or NULL */
+	struct kwq_tomb *tombs;
+	unsigned int tomb_head;
 	unsigned int nr_tombs;
-	struct kwq_tomb tombs[KWQ_TOMBS];	/* oldest first */
 	struct list_head idle;		/* IDLE records, least recent first */
 	u64 seq;
 	u64 ready_epoch;		/* last kwq_node.ready_epoch given */

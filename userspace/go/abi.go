@@ -45,6 +45,8 @@ type createArgs struct {
 	MaxItems  uint32
 	MaxWaitNs uint64
 	Limits    [limitsMax]kwqLimit
+	// version 2
+	ProcessingTimeoutNs uint64
 }
 
 type openArgs struct {
@@ -74,6 +76,8 @@ type getArgs struct {
 	TimeoutNs int64
 	Nr        uint32
 	Used      uint32
+	// version 2
+	ProcessingTimeoutNs uint64
 }
 
 type doneGetArgs struct {
@@ -129,6 +133,8 @@ type statsArgs struct {
 	Pad2                  uint32
 	Prios                 [statsPrios]prioLen
 	PriosOther            uint64
+	// version 3
+	ProcessingTimeoutsTotal uint64
 }
 
 const (

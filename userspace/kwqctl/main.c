@@ -12,7 +12,7 @@
 
 static const struct cmd commands[] = {
 	{ .name = "create", .fn = cmd_create,
-	  .usage = "QUEUE [--limiter SPEC]... [--max-wait DUR] [--max-items N] [--mode OCTAL]",
+	  .usage = "QUEUE [--limiter SPEC]... [--max-wait DUR] [--max-items N] [--mode OCTAL] [--processing-timeout DUR]",
 	  .desc = "Create a queue.\n",
 	  .opts = create_opts },
 	{ .name = "destroy", .fn = cmd_destroy, .usage = "QUEUE",
@@ -51,7 +51,7 @@ static const struct cmd commands[] = {
 	  .desc = "Print the queue's counters as a table, JSON or Prometheus text.\n",
 	  .opts = stats_opts },
 	{ .name = "work", .fn = cmd_work,
-	  .usage = "QUEUE [-j N] [--max-retries N] -- CMD [ARG...]",
+	  .usage = "QUEUE [-j N] [--max-retries N] [--heartbeat DUR] -- CMD [ARG...]",
 	  .desc = "Process keys: run CMD with the key as its last argument and in\n"
 		  "KWQ_KEY. Exit 0: forget + done; else add-rate-limited + done, and\n"
 		  "after N failed retries forget + done with a message. Keys are leased:\n"

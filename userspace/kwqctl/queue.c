@@ -13,7 +13,7 @@
 
 enum {
 	CREATE_LIMITER, CREATE_MAX_WAIT, CREATE_MAX_ITEMS, CREATE_MODE,
-	CREATE_NR_OPTS
+	CREATE_PROCESSING_TIMEOUT, CREATE_NR_OPTS
 };
 
 const struct cmd_opt create_opts[] = {
@@ -28,6 +28,9 @@ const struct cmd_opt create_opts[] = {
 		"most keys queued at once (default: no cap)" },
 	[CREATE_MODE] = { "mode", 0, "OCTAL",
 		"permission bits for opening it (default 0600)" },
+	[CREATE_PROCESSING_TIMEOUT] = { "processing-timeout", 0, "DUR",
+		"a key processing longer is taken back and requeued\n"
+		"as a failure (1ms..365 days; default: never)" },
 	[CREATE_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -79,6 +82,11 @@ static int create_opt(void *st, int opt, const char *val)
 			return -1;
 		}
 		c->q.mode = (unsigned int)mode;
+		return 0;
+	case CREATE_PROCESSING_TIMEOUT:
+		if (parse_dur_opt("--processing-timeout", val, &ns))
+			return -1;
+		c->q.processing_timeout_ns = ns;
 		return 0;
 	}
 	return -1;

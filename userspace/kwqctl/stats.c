@@ -31,6 +31,8 @@ static const struct stat_field {
 	  offsetof(struct kwq_stats_args, unfinished_work_ns) },
 	{ "longest_running_ns",
 	  offsetof(struct kwq_stats_args, longest_running_ns) },
+	{ "processing_timeouts_total",
+	  offsetof(struct kwq_stats_args, processing_timeouts_total) },
 };
 
 #define NFIELDS ARRAY_SIZE(stat_fields)

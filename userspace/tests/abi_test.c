@@ -77,7 +77,7 @@ int main(void)
 	__u32 n;
 	int fd, fd2, ufd, r;
 
-	kt_setup(KWQ_TEST_SUITE, 106, 120);
+	kt_setup(KWQ_TEST_SUITE, 111, 120);
 
 	ufd = kt_dev();		/* stays unattached */
 	fd = kt_dev();

@@ -109,15 +109,16 @@ static const struct {
 	{ "LIST", 0x03, E_ARGS | B(ENOMEM) },
 	{ "ADD", 0x04, E_Q | B(ENOSPC) | B(EDQUOT) | B(ESHUTDOWN) | B(ENOMEM) },
 	{ "GET", 0x05, E_Q | B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
-	{ "DONE", 0x06, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) },
+	{ "DONE", 0x06, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM) },
 	{ "FORGET", 0x07, E_Q | B(ENOMEM) },
 	{ "REMOVE", 0x08, E_Q | B(ENOENT) | B(EBUSY) | B(ENOMEM) },
 	{ "NUM_REQUEUES", 0x09, E_Q },
 	{ "LEN", 0x0a, E_Q },
 	{ "SHUTDOWN", 0x0b, E_Q | B(EINTR) | B(ECANCELED) },
 	{ "STATS", 0x0c, E_Q },
-	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) | B(EAGAIN) |
-	  B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM) |
+	  B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	{ "TOUCH", 0x0e, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) },
 };
 
 #define NOPS	((int)(sizeof(ops) / sizeof(ops[0])))
@@ -362,6 +363,11 @@ static void op_create(struct worker *w)
 	}
 	a.max_items = chance(&w->r, 50) ? 0 : rn(&w->r, 300);
 	a.max_wait_ns = rn(&w->r, 3) ? 0 : rnd(&w->r);
+	/* Processing deadlines: none, a few ms (they pass), or out of range. */
+	if (chance(&w->r, 30))
+		a.processing_timeout_ns = chance(&w->r, 80) ?
+			KWQ_PROCESSING_TIMEOUT_MIN * (1 + rn(&w->r, 5)) :
+			rnd(&w->r);
 	if (chance(&w->r, 3))
 		memset(a.name, 'x', sizeof(a.name));	/* not terminated */
 	struct_ioctl(w, t->fd, 0, KWQ_IOC_CREATE, &a, sizeof(a), 0, 25, -1);
@@ -654,6 +660,9 @@ static void op_get(struct worker *w)
 	default:
 		break;
 	}
+	if (chance(&w->r, 30))
+		a.processing_timeout_ns = chance(&w->r, 20) ? KWQ_TIMEOUT_NONE :
+			KWQ_PROCESSING_TIMEOUT_MIN * (1 + rn(&w->r, 5));
 	a.recs = (uintptr_t)buf;
 	mutate(w, &a, sizeof(a), 8);
 	a.recs = (uintptr_t)buf;	/* see struct_ioctl() */
@@ -787,6 +796,41 @@ static void op_num_requeues(struct worker *w)
 	if (chance(&w->r, 5))
 		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
 	struct_ioctl(w, t->fd, 9, KWQ_IOC_NUM_REQUEUES, &a, sizeof(a), 1, 10, -1);
+}
+
+/*
+ * TOUCH on untracked fds (a deadline on a tracked queue's held key would
+ * make its done ESTALE): keys anywhere, timeouts in and out of range.
+ */
+static void op_touch(struct worker *w)
+{
+	struct kwq_touch_args a = {};
+	struct tfd *t = pick_fd(w, 1);
+	unsigned char key[KWQ_KEY_LEN_MAX];
+	int kid;
+
+	if (!t)
+		return;
+	a.len = (uint32_t)make_key(w, key, 0, &kid);
+	a.key = (uintptr_t)arg_ptr(w, key, a.len, 0);
+	switch (rn(&w->r, 4)) {
+	case 0:
+		a.processing_timeout_ns = 0;
+		break;
+	case 1:
+		a.processing_timeout_ns = KWQ_TIMEOUT_NONE;
+		break;
+	case 2:
+		a.processing_timeout_ns = KWQ_PROCESSING_TIMEOUT_MIN *
+					  (1 + rn(&w->r, 5));
+		break;
+	default:
+		a.processing_timeout_ns = rnd(&w->r);
+		break;
+	}
+	if (chance(&w->r, 5))
+		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
+	struct_ioctl(w, t->fd, 14, KWQ_IOC_TOUCH, &a, sizeof(a), 0, 10, -1);
 }
 
 static void op_len(struct worker *w)
@@ -938,8 +982,10 @@ static void step(struct worker *w, int child)
 		op_keys(w, 7);
 	else if (c < 66)
 		op_keys(w, 8);
-	else if (c < 68)
+	else if (c < 67)
 		op_num_requeues(w);
+	else if (c < 68)
+		op_touch(w);
 	else if (c < 71)
 		op_len(w);
 	else if (c < 74)

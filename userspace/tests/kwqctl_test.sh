@@ -5,7 +5,7 @@
 # get/done across processes, drain, work (retries, -j, kill -9 returns
 # its leases). Prints KTAP like tests/ktap.h.
 K=${KWQCTL:-kwqctl}
-PLAN=52
+PLAN=60
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 n=0
@@ -190,7 +190,8 @@ cat >$T/cmd <<EOF
 echo "\$1 \$KWQ_KEY" >>$T/ran
 case "\$1" in
 fail*) exit 3 ;;
-slow*) echo \$\$ >$T/slowpid; exec sleep 60 ;;
+slow*) echo \$\$ >>$T/slowpid; exec sleep 60 ;;
+nap*) sleep 1 ;;
 esac
 exit 0
 EOF
@@ -229,11 +230,47 @@ run $K stats $W --json
 grep -q '"processing":1' $T/out && pass work_leases_key || fail work_leases_key "$(cat $T/out)"
 kill -9 $wpid
 wait $wpid 2>/dev/null
-kill -9 "$(cat $T/slowpid)" 2>/dev/null
+kill -9 $(cat $T/slowpid) 2>/dev/null
+: >$T/slowpid
 run $K stats $W --json
 grep -q '"len":1,' $T/out && grep -q '"processing":0' $T/out && grep -q '"lease_returns":1' $T/out &&
 	pass work_kill9_returns_key || fail work_kill9_returns_key "$(cat $T/out)"
 $K destroy $W
+
+# processing deadlines: a hung CMD's key is taken back and runs again on
+# the other worker; a heartbeat keeps a slow CMD's key
+$K create $W --processing-timeout 300ms --limiter exponential:10ms:1s
+$K add $W slow2
+: >$T/ran
+$K work $W -j 2 -- $T/cmd 2>$T/work.err &
+wpid=$!
+wait_for 2 '^slow2' $T/ran
+run $K stats $W --json
+grep -q '"processing_timeouts_total":[1-9]' $T/out &&
+	pass work_hung_key_taken_back_by_deadline || fail work_hung_key_taken_back_by_deadline "$(cat $T/out)"
+run $K requeues $W slow2
+grep -qx '[1-9][0-9]*' $T/out && pass deadline_counts_a_failure ||
+	fail deadline_counts_a_failure "$(cat $T/out)"
+kill -9 $wpid
+wait $wpid 2>/dev/null
+kill -9 $(cat $T/slowpid) 2>/dev/null
+: >$T/slowpid
+$K destroy $W
+$K create $W --processing-timeout 300ms
+$K add $W nap1
+: >$T/ran
+$K work $W --heartbeat 100ms -- $T/cmd 2>$T/work.err &
+wpid=$!
+wait_for 1 '^nap1' $T/ran
+sleep 1.5
+run $K stats $W --json
+grep -q '"processing_timeouts_total":0' $T/out && grep -q '"processing":0' $T/out &&
+	[ "$(grep -c '^nap1' $T/ran)" = 1 ] &&
+	pass work_heartbeat_keeps_slow_key || fail work_heartbeat_keeps_slow_key "$(cat $T/out) $(cat $T/ran)"
+$K shutdown $W --drain
+wait $wpid
+$K destroy $W
+rc_is create_bad_processing_timeout 1 $K create $W --processing-timeout 1us
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help
