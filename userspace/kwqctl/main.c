@@ -12,7 +12,8 @@
 
 static const struct cmd commands[] = {
 	{ .name = "create", .fn = cmd_create,
-	  .usage = "QUEUE [--limiter SPEC]... [--max-wait DUR] [--max-items N] [--mode OCTAL] [--processing-timeout DUR]",
+	  .usage =
+		"QUEUE [--limiter SPEC]... [--max-wait DUR] [--max-items N] [--mode OCTAL] [--processing-timeout DUR]",
 	  .desc = "Create a queue.\n",
 	  .opts = create_opts },
 	{ .name = "destroy", .fn = cmd_destroy, .usage = "QUEUE",

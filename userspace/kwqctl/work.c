@@ -167,7 +167,7 @@ static bool work_settle(struct work *w, int fd, const char *key, size_t n,
 	if (kwq_touch(fd, key, n, 0) < 0) {
 		if (errno != ESTALE)
 			work_fatal(w, errno, "touch key", key);
-		work_note(w, "key %s: processing deadline passed (exit status %d), taken back by the queue",
+		work_note(w, "key %s: deadline passed (exit status %d), taken back",
 			  key, rc);
 		return false;
 	}
@@ -214,8 +214,7 @@ static void *worker(void *arg)
 			held = false;
 		if (n < 0 && held && errno == ESTALE) {
 			/* Its deadline passed after the settle: taken back. */
-			work_note(w, "key %s: processing deadline passed, taken back by the queue",
-				  key);
+			work_note(w, "key %s: deadline passed, taken back", key);
 			held = false;
 			continue;
 		}

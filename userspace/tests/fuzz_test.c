@@ -782,19 +782,27 @@ static void op_done_held(struct worker *w)
 	}
 }
 
+/* A key at @key for a one-key ioctl: *@ptr and *@len, sometimes a bad length. */
+static void one_key(struct worker *w, unsigned char *key, __u64 *ptr,
+		    __u32 *len)
+{
+	int kid;
+
+	*len = (uint32_t)make_key(w, key, 0, &kid);
+	*ptr = (uintptr_t)arg_ptr(w, key, *len, 0);
+	if (chance(&w->r, 5))
+		*len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
+}
+
 static void op_num_requeues(struct worker *w)
 {
 	struct kwq_key_args a = {};
 	struct tfd *t = pick_fd(w, 0);
 	unsigned char key[KWQ_KEY_LEN_MAX];
-	int kid;
 
 	if (!t)
 		return;
-	a.len = (uint32_t)make_key(w, key, 0, &kid);
-	a.key = (uintptr_t)arg_ptr(w, key, a.len, 0);
-	if (chance(&w->r, 5))
-		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
+	one_key(w, key, &a.key, &a.len);
 	struct_ioctl(w, t->fd, 9, KWQ_IOC_NUM_REQUEUES, &a, sizeof(a), 1, 10, -1);
 }
 
@@ -807,12 +815,10 @@ static void op_touch(struct worker *w)
 	struct kwq_touch_args a = {};
 	struct tfd *t = pick_fd(w, 1);
 	unsigned char key[KWQ_KEY_LEN_MAX];
-	int kid;
 
 	if (!t)
 		return;
-	a.len = (uint32_t)make_key(w, key, 0, &kid);
-	a.key = (uintptr_t)arg_ptr(w, key, a.len, 0);
+	one_key(w, key, &a.key, &a.len);
 	switch (rn(&w->r, 4)) {
 	case 0:
 		a.processing_timeout_ns = 0;
@@ -828,8 +834,6 @@ static void op_touch(struct worker *w)
 		a.processing_timeout_ns = rnd(&w->r);
 		break;
 	}
-	if (chance(&w->r, 5))
-		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
 	struct_ioctl(w, t->fd, 14, KWQ_IOC_TOUCH, &a, sizeof(a), 0, 10, -1);
 }
 
