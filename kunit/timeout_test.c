@@ -257,6 +257,10 @@ static void revoked_owner_gets_estale_by_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done_keys(q, &k, 1, &mine, &done));
 	KUNIT_EXPECT_EQ(test, 1ULL, KTO(q, processing));
 	KUNIT_EXPECT_EQ(test, 0, kwq_done_keys(q, &k, 1, &theirs, &done));
+	/* Gone from the queue altogether: still ESTALE for mine. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_forget(q, "a", 1));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done_keys(q, &k, 1, &mine, &done));
+	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_done_keys(q, &k, 1, &theirs, &done));
 	/* Taken detached, then by the same owner again: its done works. */
 	kt_add(q, "a");
 	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));

@@ -181,21 +181,20 @@ static struct kwq_tomb *kwq_tomb(const struct kwq *q, unsigned int i)
 }
 
 /*
- * Whether @owner's lease on @n's key was revoked. A record names the node
- * and the key's hash and length: a node freed and reused for another key
- * (records are not dropped when nodes are freed, to keep that path free
- * of them) does not match it but for a 32-bit hash collision.
+ * Whether @owner's lease on the key of @hash and @len was revoked. A
+ * record names the key by its hash and length, so it outlives the key's
+ * node (the key may have left the queue since): another key matches it
+ * only through a 32-bit hash collision.
  */
-static bool kwq_tomb_find(const struct kwq *q, const void *owner,
-			  const struct kwq_node *n)
+static bool kwq_tomb_find(const struct kwq *q, const void *owner, u32 hash,
+			  size_t len)
 {
 	const struct kwq_tomb *t;
 	unsigned int i;
 
 	for (i = 0; i < q->nr_tombs; i++) {
 		t = kwq_tomb(q, i);
-		if (t->node == n && t->owner == owner && t->hash == n->hash &&
-		    t->len == n->key_len)
+		if (t->hash == hash && t->owner == owner && t->len == len)
 			return true;
 	}
 	return false;
@@ -228,7 +227,6 @@ static void kwq_tomb_add(struct kwq *q, const void *owner,
 	}
 	t = kwq_tomb(q, q->nr_tombs++);
 	t->owner = owner;
-	t->node = n;
 	t->hash = n->hash;
 	t->len = n->key_len;
 }
@@ -375,18 +373,20 @@ static bool kwq_timeout_ok(u64 timeout_ns)
 }
 
 /*
- * Under q->lock: may @owner finish or touch @n (found by key; NULL: not
- * queued)? It holds it, or (unless @owner_only) nobody does: 0. Else
+ * Under q->lock: may @owner finish or touch @n (found by the key of @hash
+ * and @len; NULL: not queued)? It holds it, or (unless @owner_only) nobody does: 0. Else
  * -ESTALE if its lease on the key was revoked, -ENOENT, -EPERM.
  */
 static __always_inline int kwq_held_by(const struct kwq *q,
-				       const struct kwq_node *n,
-				       const void *owner, bool owner_only)
+				       const struct kwq_node *n, u32 hash,
+				       size_t len, const void *owner,
+				       bool owner_only)
 {
 	/* Held again after a revocation: the record no longer applies. */
 	if (likely(n && n->state == KWQ_PROCESSING && n->owner == owner))
 		return 0;
-	if (unlikely(q->nr_tombs) && n && owner && kwq_tomb_find(q, owner, n))
+	if (unlikely(q->nr_tombs) && owner &&
+	    kwq_tomb_find(q, owner, hash, len))
 		return -ESTALE;
 	if (!n || n->state != KWQ_PROCESSING)
 		return -ENOENT;
@@ -948,7 +948,8 @@ static unsigned int kwq_done_keys_locked(struct kwq *q,
 		link = kwq_chain_link(kwq_bucket(q, hash[i]), keys[i].key,
 				      keys[i].len, hash[i]);
 		node = *link;
-		*err = kwq_held_by(q, node, owner, false);
+		*err = kwq_held_by(q, node, hash[i], keys[i].len, owner,
+				   false);
 		if (*err)
 			break;
 		*ready += kwq_finish(q, node, link, now);
@@ -1459,11 +1460,14 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 	unsigned long flags;
 	bool wake = false;
 	int ret = 0;
+	u32 hash;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
-	n = kwq_lock_lookup(q, key, len, &flags);
-	ret = kwq_held_by(q, n, owner, true);
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	ret = kwq_held_by(q, n, hash, len, owner, true);
 	if (!ret)
 		wake = kwq_finish(q, n, NULL, kwq_now(q));
 	kwq_unlock(q, flags, wake);
@@ -1533,12 +1537,15 @@ int kwq_touch_key(struct kwq *q, const void *key, size_t len, void *owner,
 {
 	struct kwq_node *n;
 	unsigned long flags;
+	u32 hash;
 	int ret;
 
 	if (!q || !kwq_key_ok(key, len) || !kwq_timeout_ok(timeout_ns))
 		return -EINVAL;
-	n = kwq_lock_lookup(q, key, len, &flags);
-	ret = kwq_held_by(q, n, owner, false);
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	ret = kwq_held_by(q, n, hash, len, owner, false);
 	if (!ret)
 		kwq_due_move(q, n, kwq_timeout_of(q, timeout_ns));
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -155,13 +155,12 @@ struct kwq_wheel_slot {
  * -ESTALE (not -ENOENT or -EPERM) while the record lasts: until the owner
  * is released or KWQ_TOMBS newer ones pushed it out.
  */
-#define KWQ_TOMBS		512
+#define KWQ_TOMBS		1024
 
 struct kwq_tomb {
 	const void *owner;
-	const struct kwq_node *node;
-	u32 hash;
-	u16 len;
+	u32 hash;			/* and length: the key's */
+	u32 len;
 };
 
 /* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */

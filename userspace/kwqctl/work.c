@@ -163,9 +163,13 @@ static bool work_settle(struct work *w, int fd, const char *key, size_t n,
 	uint64_t delay;
 	long r;
 
-	/* Still held? A touch says, and keeps the deadline from passing now. */
+	/*
+	 * Still held? A touch says, and keeps the deadline from passing now.
+	 * ESTALE: taken back; ENOENT: taken back and gone since (the queue
+	 * forgot that it was this worker's).
+	 */
 	if (kwq_touch(fd, key, n, 0) < 0) {
-		if (errno != ESTALE)
+		if (errno != ESTALE && errno != ENOENT)
 			work_fatal(w, errno, "touch key", key);
 		work_note(w, "key %s: deadline passed (exit status %d), taken back",
 			  key, rc);
