@@ -318,19 +318,25 @@ noinline unsigned int kwq_wheel_cascade(struct kwq *q, u64 now,
 }
 
 /*
- * Keep the clock armed at the earlier of the tree's first deadline and
- * the earliest slot's cascade, but not before @not_before; touch it only
- * on change.
+ * Keep the clock armed at the earliest of the tree's first deadline, the
+ * earliest slot's cascade and the first processing deadline, but not
+ * before @not_before; touch it only on change.
  */
 void kwq_timer_set(struct kwq *q, u64 not_before)
 {
 	struct rb_node *first = rb_first_cached(&q->delayed);
 	u64 deadline = KWQ_NO_DEADLINE;
 
-	if (first)
+	/* Shutting down: waiting keys are dropped, never made ready. */
+	if (first && !q->shutting_down)
 		deadline = rb_entry(first, struct kwq_node, delay_rb)->deadline;
-	if (q->wheel_nr)
+	if (q->wheel_nr && !q->shutting_down)
 		deadline = min(deadline, q->wheel_due << KWQ_WHEEL_SHIFT);
+	/* And the first processing deadline (queue.c, kwq_expire_due()). */
+	first = rb_first_cached(&q->due);
+	if (first)
+		deadline = min(deadline, rb_entry(first, struct kwq_node,
+						  due_rb)->due_ns);
 	if (deadline != KWQ_NO_DEADLINE)
 		deadline = max(deadline, not_before);
 	if (deadline == q->timer_deadline)

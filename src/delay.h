@@ -32,8 +32,9 @@ u64 kwq_wheel_floor(const struct kwq *q);
  */
 unsigned int kwq_wheel_cascade(struct kwq *q, u64 now, unsigned int max);
 /*
- * Arm the clock at the earlier of the tree's first deadline and the
- * wheel's first cascade, not before @not_before; touched only on change.
+ * Arm the clock at the earliest of the tree's first deadline, the wheel's
+ * first cascade and the first processing deadline (q->due), not before
+ * @not_before; touched only on change.
  */
 void kwq_timer_set(struct kwq *q, u64 not_before);
 void kwq_timer_update(struct kwq *q);

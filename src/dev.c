@@ -124,9 +124,9 @@ MODULE_PARM_DESC(max_bytes_per_user,
 
 static_assert(KWQ_INFO_REC_SIZE(0) == sizeof(struct kwq_info_rec));
 static_assert(KWQ_CREATE_ARGS_SIZE_VER1 ==
-	      offsetof(struct kwq_create_args, max_retries));
+	      offsetof(struct kwq_create_args, processing_timeout_ns));
 static_assert(KWQ_STATS_ARGS_SIZE_VER2 ==
-	      offsetof(struct kwq_stats_args, dead));
+	      offsetof(struct kwq_stats_args, processing_timeouts_total));
 
 struct kwq_ns {
 	struct list_head node;		/* kwq_ns_list */
@@ -563,6 +563,7 @@ struct kwq_ioc {
 		struct kwq_shutdown_args shutdown;
 		struct kwq_dead_args dead;
 		struct kwq_inspect_args inspect;
+		struct kwq_touch_args touch;
 	} a;
 };
 
@@ -577,12 +578,16 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	int ret;
 
 	if (!kwq_name_terminated(a->name) || a->flags || a->mode & ~0777 ||
-	    a->max_items > max_items_per_queue)
+	    a->max_items > max_items_per_queue ||
+	    (a->processing_timeout_ns &&
+	     (a->processing_timeout_ns < KWQ_PROCESSING_TIMEOUT_MIN ||
+	      a->processing_timeout_ns > KWQ_PROCESSING_TIMEOUT_MAX)))
 		return -EINVAL;
 	ret = kwq_limits_from_user(&cfg, a);
 	if (ret)
 		return ret;
 	cfg.max_wait_ns = a->max_wait_ns;
+	cfg.processing_timeout_ns = a->processing_timeout_ns;
 	cfg.max_items = a->max_items ?: max_items_per_queue;
 	/* The core checks their ranges (EINVAL). */
 	cfg.max_retries = a->max_retries;
@@ -1040,8 +1045,10 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	if (a->pad || a->pad2)
 		return -EINVAL;
 	if (op == KWQ_OP_ADD) {
-		if (a->flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
-		    a->flags == (KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED) ||
+		if (a->flags & ~(KWQ_ADD_AFTER | KWQ_ADD_RATE_LIMITED |
+				 KWQ_ADD_REPLACE | KWQ_ADD_LATER) ||
+		    (a->flags & KWQ_ADD_AFTER &&
+		     a->flags & KWQ_ADD_RATE_LIMITED) ||
 		    (!(a->flags & KWQ_ADD_AFTER) && a->after_ns) ||
 		    (!(a->flags & KWQ_ADD_RATE_LIMITED) && a->delays))
 			return -EINVAL;
@@ -1066,6 +1073,11 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	}
 	opts.after_ns = a->flags & KWQ_ADD_AFTER ? a->after_ns : 0;
 	opts.flags = a->flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
+	/* kwq_add_batch() checks them: only with a delay, one at most. */
+	if (a->flags & KWQ_ADD_REPLACE)
+		opts.flags |= KWQ_AFTER_REPLACE;
+	if (a->flags & KWQ_ADD_LATER)
+		opts.flags |= KWQ_AFTER_LATER;
 	opts.delays = delays;
 
 	ret = kwq_recs_apply(c->kf, c->uq->q, op, buf, a->nr, &opts, &a->done,
@@ -1186,6 +1198,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
 		.abort = &uq->dead, .copy = kwq_rec_copy, .arg = &out,
+		.processing_timeout_ns = a->processing_timeout_ns,
 	};
 	unsigned int flags = 0, rflags;
 	ktime_t start = 0;
@@ -1311,6 +1324,14 @@ efault:
 	return -EFAULT;
 }
 
+/* A processing timeout of a get or touch: 0, KWQ_TIMEOUT_NONE or in range. */
+static bool kwq_processing_timeout_ok(u64 ns)
+{
+	return !ns || ns == KWQ_TIMEOUT_NONE ||
+	       (ns >= KWQ_PROCESSING_TIMEOUT_MIN &&
+		ns <= KWQ_PROCESSING_TIMEOUT_MAX);
+}
+
 /* Check a copied-in struct kwq_get_args and clear its outputs. */
 static int kwq_get_args_check(struct kwq_get_args *a)
 {
@@ -1318,7 +1339,8 @@ static int kwq_get_args_check(struct kwq_get_args *a)
 	a->nr = 0;
 	a->used = 0;
 	if (a->flags & ~KWQ_GET_DETACHED || !a->max || a->min_nr > a->max ||
-	    a->recs_len < KWQ_REC_SIZE_MAX || !a->recs)
+	    a->recs_len < KWQ_REC_SIZE_MAX || !a->recs ||
+	    !kwq_processing_timeout_ok(a->processing_timeout_ns))
 		return -EINVAL;
 	return 0;
 }
@@ -1419,6 +1441,21 @@ static int kwq_ioc_num_requeues(struct kwq_ioc *c)
 		return kwq_uq_err(c->uq, ret);
 	a->count = ret;
 	return kwq_copy_args_out(c->arg, a, sizeof(*a));
+}
+
+static int kwq_ioc_touch(struct kwq_ioc *c)
+{
+	u8 key[KWQ_KEY_LEN_MAX];
+	struct kwq_touch_args *a = &c->a.touch;
+
+	if (!a->len || a->len > KWQ_KEY_LEN_MAX || a->flags ||
+	    !kwq_processing_timeout_ok(a->processing_timeout_ns))
+		return -EINVAL;
+	if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
+		return -EFAULT;
+	/* Leased to this file, or detached, as KWQ_IOC_DONE. */
+	return kwq_uq_err(c->uq, kwq_touch_key(c->uq->q, key, a->len, c->kf,
+					       a->processing_timeout_ns));
 }
 
 static int kwq_ioc_len(struct kwq_ioc *c)
@@ -1607,7 +1644,8 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 				       KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, kwq_ioc_list, KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, kwq_ioc_add, KWQ_IOCF_QIN },
-	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, kwq_ioc_get, KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, kwq_ioc_get, KWQ_IOCF_QIN,
+				   KWQ_GET_ARGS_SIZE_VER1 },
 	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, kwq_ioc_done, KWQ_IOCF_QIN },
 	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, kwq_ioc_forget,
 				      KWQ_IOCF_QIN },
@@ -1624,7 +1662,10 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, kwq_ioc_stats,
 				     KWQ_IOCF_QUEUE },
 	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, kwq_ioc_done_get,
-					KWQ_IOCF_QIN },
+					KWQ_IOCF_QIN,
+					KWQ_DONE_GET_ARGS_SIZE_VER1 },
+	[_IOC_NR(KWQ_IOC_TOUCH)] = { KWQ_IOC_TOUCH, kwq_ioc_touch,
+				     KWQ_IOCF_QIN },
 	[_IOC_NR(KWQ_IOC_REVIVE)] = { KWQ_IOC_REVIVE, kwq_ioc_revive,
 				      KWQ_IOCF_QIN },
 	[_IOC_NR(KWQ_IOC_PURGE)] = { KWQ_IOC_PURGE, kwq_ioc_purge,

@@ -44,6 +44,14 @@ struct kwq_key;
 int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  void *owner, unsigned int *done);
 /*
+ * kwq_touch() by key for @owner (dev.c): a key leased to @owner or
+ * detached. 0, -ESTALE if @owner's lease on it was revoked by its
+ * deadline, -ENOENT if it is not processing, -EPERM if another owner's,
+ * -EINVAL.
+ */
+int kwq_touch_key(struct kwq *q, const void *key, size_t len, void *owner,
+		  u64 timeout_ns);
+/*
  * kwq_put() that frees the queue before it returns if it dropped the last
  * reference (kwq_put() leaves that to a work item), so the memory and the
  * budget's bytes are back when it returns. Process context, may sleep.
@@ -71,11 +79,14 @@ int kwq_check_publish(struct kwq *q);
  *	in progress. Keys taken before are returned.
  * @copy: if not NULL, called with @arg under the queue lock for each key
  *	taken, while nobody else can finish it and free its bytes.
+ * @processing_timeout_ns: the keys' processing deadline, as kwq_touch()
+ *	takes it (0: the queue's).
  */
 struct kwq_get_ctl {
 	const bool *abort;
 	void (*copy)(void *arg, const struct kwq_item *item);
 	void *arg;
+	u64 processing_timeout_ns;
 };
 
 int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,

@@ -102,6 +102,13 @@ KWQ_KEY_EVENT(key_finished);
 KWQ_KEY_EVENT(key_due);
 
 /*
+ * A processing key's deadline passed and its lease was revoked (then
+ * requeued as a failure: key_rate_limited, key_finished follow): arg = ns
+ * it was processing; ret 1 if it was leased to an owner.
+ */
+KWQ_KEY_EVENT(key_timed_out);
+
+/*
  * A key failed with max_retries used up and moved to the dead set
  * (at its done if it was processing): arg = its failure count.
  */

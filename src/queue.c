@@ -30,7 +30,13 @@
  *    before they are due ("delay wheel" below). One clock timer is armed
  *    at the earlier of the tree's first deadline and the first cascade
  *    due, re-armed only when that time changes.
- *  - processing keys: a list, so kwq_release_owner() can find an owner's.
+ *  - processing keys: a list in start order, so kwq_release_owner() can
+ *    find an owner's; those with a processing deadline instead in the
+ *    due tree, an rb_root_cached by (deadline, lease), whose first
+ *    deadline the clock timer also covers (kwq_timer_set()). A key
+ *    processing at its deadline is requeued as a failure; an owner whose
+ *    lease was so revoked gets -ESTALE from a done or touch by key while
+ *    a small record of it lasts (q->tombs).
  *  - idle failure records: an LRU list, bounded by max_failure_records.
  *
  * Locking:
@@ -167,6 +173,76 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 	WRITE_ONCE(n->requeue, requeue);
 }
 
+/* --- revoked leases (q->tombs) --- */
+
+/* The @i-th record, oldest first. */
+static struct kwq_tomb *kwq_tomb(const struct kwq *q, unsigned int i)
+{
+	return &q->tombs[(q->tomb_head + i) % KWQ_TOMBS];
+}
+
+/*
+ * Whether @owner's lease on the key of @hash and @len was revoked. A
+ * record names the key by its hash and length, so it outlives the key's
+ * node (the key may have left the queue since): another key matches it
+ * only through a 32-bit hash collision.
+ */
+static bool kwq_tomb_find(const struct kwq *q, const void *owner, u32 hash,
+			  size_t len)
+{
+	const struct kwq_tomb *t;
+	unsigned int i;
+
+	for (i = 0; i < q->nr_tombs; i++) {
+		t = kwq_tomb(q, i);
+		if (t->hash == hash && t->owner == owner && t->len == len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Record that @owner's lease on @n was revoked; the oldest record goes
+ * when KWQ_TOMBS are kept. The records are allocated by the first
+ * revocation (none if that fails: the owner then gets -ENOENT or -EPERM,
+ * which change nothing either).
+ */
+static void kwq_tomb_add(struct kwq *q, const void *owner,
+			 const struct kwq_node *n)
+{
+	struct kwq_tomb *t;
+
+	if (unlikely(!q->tombs)) {
+		if (!kwq_charge(q, KWQ_TOMBS * sizeof(*t)))
+			return;
+		q->tombs = kmalloc_array(KWQ_TOMBS, sizeof(*t), GFP_NOWAIT |
+					 __GFP_NOWARN | q->gfp_account);
+		if (!q->tombs) {
+			kwq_uncharge(q, KWQ_TOMBS * sizeof(*t));
+			return;
+		}
+	}
+	if (q->nr_tombs == KWQ_TOMBS) {
+		q->tomb_head = (q->tomb_head + 1) % KWQ_TOMBS;
+		q->nr_tombs--;
+	}
+	t = kwq_tomb(q, q->nr_tombs++);
+	t->owner = owner;
+	t->hash = n->hash;
+	t->len = n->key_len;
+}
+
+/* Forget the records of @owner (released: its address may come back). */
+static void kwq_tomb_forget(struct kwq *q, const void *owner)
+{
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < q->nr_tombs; i++)
+		if (kwq_tomb(q, i)->owner != owner)
+			*kwq_tomb(q, kept++) = *kwq_tomb(q, i);
+	q->nr_tombs = kept;
+}
+
 /* --- node state transitions (all under q->lock) --- */
 
 static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
@@ -256,6 +332,115 @@ static void kwq_make_ready(struct kwq *q, struct kwq_node *n, int prio,
 	kwq_ready_push(q, n, prio);
 }
 
+/* --- processing deadlines --- */
+
+static bool kwq_due_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct kwq_node *x = rb_entry(a, struct kwq_node, due_rb);
+	const struct kwq_node *y = rb_entry(b, struct kwq_node, due_rb);
+
+	return x->due_ns < y->due_ns ||
+	       (x->due_ns == y->due_ns && x->lease < y->lease);
+}
+
+/* Put processing @n in the due tree, due @timeout_ns after @now. */
+static noinline void kwq_due_insert(struct kwq *q, struct kwq_node *n,
+				    u64 now, u64 timeout_ns)
+{
+	n->due_ns = kwq_deadline(now, timeout_ns);
+	rb_add_cached(&n->due_rb, &q->due, kwq_due_less);
+	q->nr_due++;
+	/* Re-armed only if this deadline is the first. */
+	kwq_timer_update(q);
+}
+
+/*
+ * Start processing @n, with a deadline of @timeout_ns from @now (0:
+ * none). The deadline's work is out of line: a get without one pays a
+ * test and a store.
+ */
+static __always_inline void kwq_processing_link(struct kwq *q,
+						struct kwq_node *n, u64 now,
+						u64 timeout_ns)
+{
+	q->nr_processing++;
+	if (unlikely(timeout_ns)) {
+		kwq_due_insert(q, n, now, timeout_ns);
+		return;
+	}
+	n->due_ns = 0;
+	/* The list stays in start order: kwq_get_stats() relies on it. */
+	list_add_tail(&n->link, &q->processing);
+}
+
+/* Take processing @n out of the due tree. */
+static noinline void kwq_due_erase(struct kwq *q, struct kwq_node *n)
+{
+	/* The timer may stay armed: it then finds nothing due. */
+	rb_erase_cached(&n->due_rb, &q->due);
+	q->nr_due--;
+}
+
+static __always_inline void kwq_processing_unlink(struct kwq *q,
+						  struct kwq_node *n)
+{
+	q->nr_processing--;
+	if (unlikely(n->due_ns)) {
+		kwq_due_erase(q, n);
+		return;
+	}
+	list_del(&n->link);
+}
+
+/* Back into the processing list without a deadline, in start order. */
+static void kwq_processing_list_insert(struct kwq *q, struct kwq_node *n)
+{
+	struct list_head *pos = &q->processing;
+
+	while (pos->prev != &q->processing &&
+	       list_entry(pos->prev, struct kwq_node, link)->start_ns >
+	       n->start_ns)
+		pos = pos->prev;
+	list_add_tail(&n->link, pos);
+}
+
+/* The processing deadline of a get or touch that asks for @timeout_ns. */
+static u64 kwq_timeout_of(const struct kwq *q, u64 timeout_ns)
+{
+	if (!timeout_ns)
+		return q->processing_timeout_ns;
+	return timeout_ns == KWQ_NO_TIMEOUT ? 0 : timeout_ns;
+}
+
+/* A timeout a get or touch may ask for: 0, KWQ_NO_TIMEOUT or in range. */
+static bool kwq_timeout_ok(u64 timeout_ns)
+{
+	return !timeout_ns || timeout_ns == KWQ_NO_TIMEOUT ||
+	       (timeout_ns >= KWQ_PROCESSING_TIMEOUT_MIN_NS &&
+		timeout_ns <= KWQ_PROCESSING_TIMEOUT_MAX_NS);
+}
+
+/*
+ * Under q->lock: may @owner finish or touch @n (found by the key of @hash
+ * and @len; NULL: not queued)? It holds it, or (unless @owner_only) nobody does: 0. Else
+ * -ESTALE if its lease on the key was revoked, -ENOENT, -EPERM.
+ */
+static __always_inline int kwq_held_by(const struct kwq *q,
+				       const struct kwq_node *n, u32 hash,
+				       size_t len, const void *owner,
+				       bool owner_only)
+{
+	/* Held again after a revocation: the record no longer applies. */
+	if (likely(n && n->state == KWQ_PROCESSING && n->owner == owner))
+		return 0;
+	if (unlikely(q->nr_tombs) && owner &&
+	    kwq_tomb_find(q, owner, hash, len))
+		return -ESTALE;
+	if (!n || n->state != KWQ_PROCESSING)
+		return -ENOENT;
+	return !owner_only && !n->owner ? 0 : -EPERM;
+}
+
 /*
  * End processing of @n: requeue it if it was added meanwhile. @pp: the
  * link to it, as for kwq_node_free().
@@ -266,8 +451,7 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 	enum kwq_requeue requeue = n->requeue;
 	u64 ready_ns = n->dirty_ns;
 
-	list_del(&n->link);
-	q->nr_processing--;
+	kwq_processing_unlink(q, n);
 	q->start_ns_sum -= n->start_ns;
 	kwq_hist_observe(&q->work_hist, kwq_since(now, n->start_ns));
 	trace_key_finished(q, n->key, n->key_len,
@@ -304,12 +488,31 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 }
 
 /*
- * Add an existing queued key again. @deadline 0 means now. Returns
- * whether the add landed (changed when or how the key runs); sets *wake
- * when the key became ready.
+ * Whether the deadline @new of a delayed add replaces the key's @old one
+ * (not 0), by @after (KWQ_AFTER_*): by default the earlier wins.
+ */
+static inline bool kwq_deadline_wins(u64 old, u64 new, u32 after)
+{
+	if (likely(!after))
+		return new < old;
+	return after == KWQ_AFTER_REPLACE ? new != old : new > old;
+}
+
+/* Valid KWQ_AFTER_* @flags for a delay of @after_ns (no other bit set). */
+static bool kwq_after_flags_ok(u32 flags, s64 after_ns)
+{
+	return !flags || ((flags == KWQ_AFTER_REPLACE ||
+			   flags == KWQ_AFTER_LATER) && after_ns > 0);
+}
+
+/*
+ * Add an existing queued key again. @deadline 0 means now; @after says
+ * which deadline wins (kwq_deadline_wins()). Returns whether the add
+ * landed (changed when or how the key runs); sets *wake when the key
+ * became ready.
  */
 static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
-		      int prio, u64 now, bool *wake)
+		      u32 after, int prio, u64 now, bool *wake)
 {
 	bool changed = false;
 
@@ -317,7 +520,8 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 	case KWQ_READY:
 		if (deadline) {
 			/* Remembered for after its run; the earliest wins. */
-			if (n->deadline && n->deadline <= deadline)
+			if (n->deadline &&
+			    !kwq_deadline_wins(n->deadline, deadline, after))
 				return false;
 			n->deadline = deadline;
 			return true;
@@ -338,7 +542,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 			*wake = true;
 			return true;
 		}
-		if (deadline < n->deadline) {
+		if (kwq_deadline_wins(n->deadline, deadline, after)) {
 			kwq_wait_unlink(q, n);
 			kwq_wait_insert(q, n, deadline, prio, now);
 			return true;
@@ -360,7 +564,8 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 		}
 		if (deadline) {
 			/* Dirty or delayed: remember the earliest deadline. */
-			if (!n->deadline || deadline < n->deadline) {
+			if (!n->deadline ||
+			    kwq_deadline_wins(n->deadline, deadline, after)) {
 				n->deadline = deadline;
 				changed = true;
 			}
@@ -455,6 +660,7 @@ static inline bool kwq_add_plain(bool limited, s64 after_ns)
 /* One add, under q->lock (see kwq_add_common() for the arguments). */
 struct kwq_add_args {
 	s64 after_ns;
+	u32 after;			/* KWQ_AFTER_*, valid for after_ns */
 	int prio;
 	bool limited;
 	bool now_read;			/* ->now is this critical section's */
@@ -546,7 +752,8 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		landed = true;
 	} else {
 		waited = n->state == KWQ_WAITING;
-		landed = kwq_readd(q, n, deadline, a->prio, a->now, &wake);
+		landed = kwq_readd(q, n, deadline, a->after, a->prio, a->now,
+				   &wake);
 	}
 
 	if (a->limited) {
@@ -666,10 +873,11 @@ kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
 
 static __always_inline int
 kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
-	       int prio, bool limited, u64 *delay_ns)
+	       u32 after, int prio, bool limited, u64 *delay_ns)
 {
 	struct kwq_add_args a = {
-		.after_ns = after_ns, .prio = prio, .limited = limited,
+		.after_ns = after_ns, .after = after, .prio = prio,
+		.limited = limited,
 	};
 	enum kwq_seen seen;
 	unsigned long flags;
@@ -707,33 +915,33 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 
 int kwq_add(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_add_common(q, key, len, 0, 0, false, NULL);
+	return kwq_add_common(q, key, len, 0, 0, 0, false, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add);
 
 int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns)
 {
-	return kwq_add_common(q, key, len, delay_ns, 0, false, NULL);
+	return kwq_add_common(q, key, len, delay_ns, 0, 0, false, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
 
 int kwq_add_opts(struct kwq *q, const void *key, size_t len,
 		 const struct kwq_add_opts *opts)
 {
-	if (!opts)
+	if (!opts || !kwq_after_flags_ok(opts->flags, opts->after_ns))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, opts->after_ns, opts->priority,
-			      false, NULL);
+	return kwq_add_common(q, key, len, opts->after_ns, opts->flags,
+			      opts->priority, false, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add_opts);
 
 int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			 const struct kwq_add_opts *opts, u64 *delay_ns)
 {
-	if (opts && opts->after_ns)
+	if (opts && (opts->after_ns || opts->flags))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, 0, opts ? opts->priority : 0, true,
-			      delay_ns);
+	return kwq_add_common(q, key, len, 0, 0, opts ? opts->priority : 0,
+			      true, delay_ns);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 
@@ -777,10 +985,13 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 	if (done)
 		*done = 0;
 	if (!q || !opts || !kwq_keys_ok(keys, nr) ||
-	    (opts->flags & ~KWQ_BATCH_RATE_LIMITED) ||
-	    ((opts->flags & KWQ_BATCH_RATE_LIMITED) && opts->after_ns))
+	    ((opts->flags & KWQ_BATCH_RATE_LIMITED) &&
+	     (opts->after_ns || opts->flags != KWQ_BATCH_RATE_LIMITED)) ||
+	    !kwq_after_flags_ok(opts->flags & ~KWQ_BATCH_RATE_LIMITED,
+				opts->after_ns))
 		return -EINVAL;
 	a.after_ns = opts->after_ns;
+	a.after = opts->flags & ~KWQ_BATCH_RATE_LIMITED;
 	a.limited = opts->flags & KWQ_BATCH_RATE_LIMITED;
 	/* The queue decides whom its nodes are charged to, not the caller. */
 	gfp = ((opts->gfp & ~__GFP_ACCOUNT) ?: GFP_NOWAIT) | q->gfp_account;
@@ -846,10 +1057,8 @@ static unsigned int kwq_done_keys_locked(struct kwq *q,
 		link = kwq_chain_link(kwq_bucket(q, hash[i]), keys[i].key,
 				      keys[i].len, hash[i]);
 		node = *link;
-		if (!node || node->state != KWQ_PROCESSING)
-			*err = -ENOENT;
-		else if (node->owner && node->owner != owner)
-			*err = -EPERM;
+		*err = kwq_held_by(q, node, hash[i], keys[i].len, owner,
+				   false);
 		if (*err)
 			break;
 		*ready += kwq_finish(q, node, link, now);
@@ -1105,11 +1314,16 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 	item->hash = n->hash;
 	item->node = n;
 	item->lease = n->lease;
+	item->queued_ns = n->queued_ns;
 }
 
-/* Under q->lock: hand the next ready key out into @item; false if none. */
+/*
+ * Under q->lock: hand the next ready key out into @item, with a deadline
+ * @timeout_ns from @now (0: none); false if none.
+ */
 static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
-					    u64 now, struct kwq_item *item)
+					    u64 now, u64 timeout_ns,
+					    struct kwq_item *item)
 {
 	struct rb_node *rb = rb_first_cached(&q->levels);
 	struct kwq_level *l;
@@ -1148,14 +1362,13 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
 	smp_store_mb(n->state, KWQ_PROCESSING);
 	/* Over ->ready_epoch: only once the node is no longer READY. */
 	n->owner = owner;
-	/* The list stays in start order: kwq_get_stats() relies on it. */
-	list_add_tail(&n->link, &q->processing);
-	q->nr_processing++;
 	q->start_ns_sum += now;
 	kwq_hist_observe(&q->queue_hist, kwq_since(now, n->queued_ns));
 	trace_key_taken(q, n->key, n->key_len, kwq_since(now, n->queued_ns),
 			n->prio, 0);
 	kwq_lease_fill(n, item);
+	/* Over ->queued_ns, which the lease keeps. */
+	kwq_processing_link(q, n, now, timeout_ns);
 	return true;
 }
 
@@ -1172,9 +1385,10 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 			     struct kwq_item *items, unsigned int max,
 			     const struct kwq_get_ctl *ctl)
 {
+	u64 timeout = kwq_timeout_of(q, ctl ? ctl->processing_timeout_ns : 0);
 	unsigned int n = 0;
 
-	while (n < max && kwq_take_locked(q, owner, now, &items[n])) {
+	while (n < max && kwq_take_locked(q, owner, now, timeout, &items[n])) {
 		if (ctl && ctl->copy)
 			ctl->copy(ctl->arg, &items[n]);
 		n++;
@@ -1313,7 +1527,8 @@ int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 		return -EINVAL;
 	/* A key ready: one critical section, as a worker loop mostly finds. */
 	spin_lock_irqsave(&q->lock, irqflags);
-	taken = kwq_take_locked(q, owner, kwq_now(q), item);
+	taken = kwq_take_locked(q, owner, kwq_now(q), q->processing_timeout_ns,
+				item);
 	spin_unlock_irqrestore(&q->lock, irqflags);
 	if (taken)
 		return 0;
@@ -1397,7 +1612,7 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 	 * No wake-up either way: a key the done made ready is taken here
 	 * (this or one before it), so no more keys are ready than before.
 	 */
-	taken = kwq_take_locked(q, owner, now, item);
+	taken = kwq_take_locked(q, owner, now, q->processing_timeout_ns, item);
 	kwq_unlock(q, irqflags, 0);
 	if (taken)
 		return 0;
@@ -1461,24 +1676,106 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 	unsigned long flags;
 	bool wake = false;
 	int ret = 0;
+	u32 hash;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
-	n = kwq_lock_lookup(q, key, len, &flags);
-	if (!n || n->state != KWQ_PROCESSING)
-		ret = -ENOENT;
-	else if (n->owner != owner)
-		ret = -EPERM;
-	else
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	ret = kwq_held_by(q, n, hash, len, owner, true);
+	if (!ret)
 		wake = kwq_finish(q, n, NULL, kwq_now(q));
 	kwq_unlock(q, flags, wake);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kwq_done_key);
 
+/* Return processing @n to the queue: a lease return. */
+static void kwq_return_lease(struct kwq *q, struct kwq_node *n, u64 now)
+{
+	kwq_processing_unlink(q, n);
+	q->start_ns_sum -= n->start_ns;
+	n->owner = NULL;
+	q->lease_returns++;
+	/* A key that failed its last retry dies, returned or not. */
+	if (kwq_bury_dying(q, n))
+		return;
+	if (n->requeue != KWQ_REQUEUE_NONE)
+		n->prio = max(n->prio, n->requeue_prio);
+	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
+	kwq_make_ready(q, n, n->prio, now);
+}
+
+/* Under q->lock: give processing @n a deadline @timeout_ns (0: none) on. */
+static void kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns)
+{
+	u64 now = kwq_now(q);
+
+	if (!n->due_ns && !timeout_ns)
+		return;
+	if (n->due_ns) {
+		rb_erase_cached(&n->due_rb, &q->due);
+		q->nr_due--;
+	} else {
+		list_del(&n->link);
+	}
+	if (timeout_ns) {
+		n->due_ns = kwq_deadline(now, timeout_ns);
+		rb_add_cached(&n->due_rb, &q->due, kwq_due_less);
+		q->nr_due++;
+	} else {
+		n->due_ns = 0;
+		kwq_processing_list_insert(q, n);
+	}
+	kwq_timer_update(q);
+}
+
+int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns)
+{
+	struct kwq_node **link;
+	unsigned long flags;
+	int ret = -ESTALE;
+
+	if (!q || !item || !kwq_timeout_ok(timeout_ns))
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	link = kwq_lease_link(q, item);
+	if (link) {
+		kwq_due_move(q, *link, kwq_timeout_of(q, timeout_ns));
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_touch);
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_touch_key(struct kwq *q, const void *key, size_t len, void *owner,
+		  u64 timeout_ns)
+{
+	struct kwq_node *n;
+	unsigned long flags;
+	u32 hash;
+	int ret;
+
+	if (!q || !kwq_key_ok(key, len) || !kwq_timeout_ok(timeout_ns))
+		return -EINVAL;
+	hash = kwq_hash(q, key, len);
+	spin_lock_irqsave(&q->lock, flags);
+	n = kwq_lookup(q, key, len, hash);
+	ret = kwq_held_by(q, n, hash, len, owner, false);
+	if (!ret)
+		kwq_due_move(q, n, kwq_timeout_of(q, timeout_ns));
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_touch_key);
+
 int kwq_release_owner(struct kwq *q, void *owner)
 {
 	struct kwq_node *n, *tmp;
+	struct rb_node *rb, *next;
 	unsigned long flags;
 	int count = 0;
 	u64 now;
@@ -1490,20 +1787,20 @@ int kwq_release_owner(struct kwq *q, void *owner)
 	list_for_each_entry_safe(n, tmp, &q->processing, link) {
 		if (n->owner != owner)
 			continue;
-		list_del(&n->link);
-		q->nr_processing--;
-		q->start_ns_sum -= n->start_ns;
-		n->owner = NULL;
-		q->lease_returns++;
-		/* A key that failed its last retry dies, returned or not. */
-		if (kwq_bury_dying(q, n))
-			continue;
-		if (n->requeue != KWQ_REQUEUE_NONE)
-			n->prio = max(n->prio, n->requeue_prio);
-		kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
-		kwq_make_ready(q, n, n->prio, now);
+		kwq_return_lease(q, n, now);
 		count++;
 	}
+	for (rb = rb_first_cached(&q->due); rb; rb = next) {
+		next = rb_next(rb);
+		n = rb_entry(rb, struct kwq_node, due_rb);
+		if (n->owner != owner)
+			continue;
+		kwq_return_lease(q, n, now);
+		count++;
+	}
+	/* A later owner at the same address starts with no revoked lease. */
+	if (q->nr_tombs)
+		kwq_tomb_forget(q, owner);
 	kwq_unlock(q, flags, count);
 	return count;
 }
@@ -1523,10 +1820,10 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
-	list_del(&n->link);
-	q->nr_processing--;
+	kwq_processing_unlink(q, n);
 	q->start_ns_sum -= n->start_ns;
 	/* The get did not happen: take its queue duration back. */
+	n->queued_ns = item->queued_ns;
 	kwq_hist_unobserve(&q->queue_hist,
 			   kwq_since(n->start_ns, n->queued_ns));
 	n->owner = NULL;
@@ -1677,27 +1974,83 @@ static unsigned int kwq_fire(struct kwq *q, u64 now, unsigned int max)
 }
 
 /*
- * Cascade due wheel slots and make due keys ready, KWQ_DELAY_CHUNK keys
- * per critical section and KWQ_EXPIRE_BUDGET per call: with more due,
- * the clock is re-armed at the current time, so the rest runs in a later
- * call (for the hrtimer, a later softirq pass) instead of this one.
+ * Revoke the lease of processing @n, whose deadline passed: exactly what
+ * kwq_add_rate_limited() (at its priority) then kwq_done() by its holder
+ * do, so the failure count, the limiter's delay, a pending requeue and
+ * shutdown (the add fails, the done releases the key) apply as they
+ * would. Returns the keys made ready.
+ */
+static unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now)
+{
+	struct kwq_add_args a = {
+		.prio = n->prio, .limited = true, .now_read = true, .now = now,
+	};
+	const void *owner = n->owner;
+
+	trace_key_timed_out(q, n->key, n->key_len,
+			    kwq_since(now, n->start_ns), n->prio, !!owner);
+	q->processing_timeouts_total++;
+	/* Fails only after shutdown; then the done below drops the key. */
+	kwq_add_locked(q, n->key, n->key_len, n->hash, &a, NULL);
+	if (owner)
+		kwq_tomb_add(q, owner, n);
+	return a.ready + kwq_finish(q, n, NULL, now);
+}
+
+/*
+ * Revoke the leases whose deadline is @now or before, at most @max;
+ * returns how many, *@ready counting the keys made ready.
+ */
+static unsigned int kwq_expire_due(struct kwq *q, u64 now, unsigned int max,
+				   unsigned int *ready)
+{
+	unsigned int nr = 0;
+	struct kwq_node *n;
+	struct rb_node *rb;
+
+	while (nr < max && (rb = rb_first_cached(&q->due))) {
+		n = rb_entry(rb, struct kwq_node, due_rb);
+		if (n->due_ns > now)
+			break;
+		*ready += kwq_time_out(q, n, now);
+		nr++;
+	}
+	return nr;
+}
+
+/*
+ * Revoke the leases past their deadline, then cascade due wheel slots and
+ * make due keys ready, KWQ_DELAY_CHUNK keys per critical section and
+ * KWQ_EXPIRE_BUDGET per call: with more due, the clock is re-armed at
+ * the current time, so the rest runs in a later call (for the hrtimer, a
+ * later softirq pass) instead of this one.
  */
 void kwq_clock_expired(struct kwq *q)
 {
-	unsigned int budget = KWQ_EXPIRE_BUDGET, moved, ready = 0;
+	unsigned int budget = KWQ_EXPIRE_BUDGET, moved, fired, ready = 0;
 	unsigned long flags;
 	u64 now;
 
 	spin_lock_irqsave(&q->lock, flags);
 	/* Whatever was armed has fired. */
 	q->timer_deadline = KWQ_NO_DEADLINE;
+	now = kwq_now(q);
+	/* Also after shutdown: a drain waits for processing keys. */
+	if (kwq_expire_due(q, now, KWQ_DELAY_CHUNK, &ready) ==
+	    KWQ_DELAY_CHUNK) {
+		/* Maybe more: in a later call. */
+		kwq_timer_set(q, now);
+		kwq_unlock(q, flags, ready);
+		return;
+	}
 	/* A queue shutting down drops its waiting keys: none becomes ready. */
 	while (!q->shutting_down) {
 		now = kwq_now(q);
 		moved = kwq_wheel_cascade(q, now, KWQ_DELAY_CHUNK);
-		ready = kwq_fire(q, now, KWQ_DELAY_CHUNK - moved);
-		budget -= min(budget, moved + ready);
-		if (moved + ready < KWQ_DELAY_CHUNK || !budget) {
+		fired = kwq_fire(q, now, KWQ_DELAY_CHUNK - moved);
+		ready += fired;
+		budget -= min(budget, moved + fired);
+		if (moved + fired < KWQ_DELAY_CHUNK || !budget) {
 			kwq_timer_set(q, budget ? 0 : now);
 			break;
 		}
@@ -1705,6 +2058,9 @@ void kwq_clock_expired(struct kwq *q)
 		ready = 0;
 		spin_lock_irqsave(&q->lock, flags);
 	}
+	/* Shutting down: the timer still serves processing deadlines. */
+	if (q->shutting_down)
+		kwq_timer_update(q);
 	kwq_unlock(q, flags, ready);
 }
 EXPORT_SYMBOL_GPL(kwq_clock_expired);
@@ -1716,6 +2072,7 @@ static void kwq_free(struct kwq *q)
 {
 	hrtimer_cancel(&q->timer);
 	kwq_delay_free(q);
+	kfree(q->tombs);
 	kwq_table_free(q);
 	kwq_levels_free(q);
 	kwq_budget_uncharge(q->budget, NULL, q->charged);
@@ -1744,7 +2101,10 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	if (cfg->flags & ~KWQ_CONFIG_CHARGE_CALLER ||
 	    cfg->max_retries > KWQ_MAX_RETRIES_MAX ||
 	    cfg->max_dead > KWQ_MAX_DEAD_MAX ||
-	    (cfg->max_dead && !cfg->max_retries))
+	    (cfg->max_dead && !cfg->max_retries) ||
+	    (cfg->processing_timeout_ns &&
+	     (cfg->processing_timeout_ns < KWQ_PROCESSING_TIMEOUT_MIN_NS ||
+	      cfg->processing_timeout_ns > KWQ_PROCESSING_TIMEOUT_MAX_NS)))
 		return ERR_PTR(-EINVAL);
 	clock = cfg->clock ?: &kwq_real_clock;
 	if (!clock->now || !clock->arm || !clock->cancel)
@@ -1778,6 +2138,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	kwq_levels_init(q);
 	kwq_delay_init(q);
 	INIT_LIST_HEAD(&q->processing);
+	q->due = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&q->idle);
 	INIT_LIST_HEAD(&q->dead);
 	q->max_retries = cfg->max_retries;
@@ -1785,6 +2146,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q->cursor_tag = (get_random_u32() & 0xffff) | 1;
 	q->clock = clock;
 	q->max_items = cfg->max_items;
+	q->processing_timeout_ns = cfg->processing_timeout_ns;
 	q->max_failure_records = cfg->max_failure_records ?:
 				 KWQ_DEFAULT_FAILURE_RECORDS;
 	init_waitqueue_head(&q->get_wq);

@@ -59,7 +59,7 @@ enum kwq_requeue {
  * A node is in one state at a time, and the links of a state share one
  * union with those of the others: every transition unlinks the node from
  * its old structure before it links it into the new one. A 16-byte key
- * makes a 112-byte object.
+ * makes a 120-byte object.
  */
 struct kwq_node {
 	/*
@@ -101,7 +101,12 @@ struct kwq_node {
 		 * in the dead set, ->start_ns the time of the last failure)
 		 */
 		struct {
-			struct list_head link;	/* the processing list */
+			union {
+				/* no deadline: the processing list */
+				struct list_head link;
+				/* ->due_ns: in q->due, by (due_ns, lease) */
+				struct rb_node due_rb;
+			};
 			void *owner;		/* kwq_get()'s cookie */
 			u64 lease;		/* which hand-out, never 0 */
 			u64 start_ns;		/* clock time processing began */
@@ -113,8 +118,15 @@ struct kwq_node {
 	 * add_after asked for, remembered for after the run; 0 if none.
 	 */
 	u64 deadline;
-	/* READY: clock time it became ready; PROCESSING: as get saw it */
-	u64 queued_ns;
+	union {
+		/* READY: clock time it became ready */
+		u64 queued_ns;
+		/*
+		 * PROCESSING: its processing deadline, 0 if none (the time
+		 * it became ready went to the lease: kwq_item.queued_ns)
+		 */
+		u64 due_ns;
+	};
 	u32 failures;			/* rate limiter failure count */
 	u8 key[];
 };
@@ -149,6 +161,20 @@ struct kwq_level {
 struct kwq_wheel_slot {
 	struct hlist_head keys;
 	u32 nr;
+};
+
+/*
+ * Leases revoked by their processing deadline that were owned: a done or
+ * touch of the key by that owner, unless it holds the key again, is
+ * -ESTALE (not -ENOENT or -EPERM) while the record lasts: until the owner
+ * is released or KWQ_TOMBS newer ones pushed it out.
+ */
+#define KWQ_TOMBS		1024
+
+struct kwq_tomb {
+	const void *owner;
+	u32 hash;			/* and length: the key's */
+	u32 len;
 };
 
 /* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */
@@ -188,7 +214,13 @@ struct kwq {
 	struct rb_root all_levels;	/* every level but level0, by prio */
 	struct kwq_level level0;	/* priority 0 */
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
-	struct list_head processing;
+	struct list_head processing;	/* PROCESSING without a deadline */
+	struct rb_root_cached due;	/* PROCESSING with one, earliest first */
+	unsigned long nr_due;
+	/* KWQ_TOMBS records from ->tomb_head on, oldest first; or NULL */
+	struct kwq_tomb *tombs;
+	unsigned int tomb_head;
+	unsigned int nr_tombs;
 	struct list_head idle;		/* IDLE records, least recent first */
 	struct list_head dead;		/* the dead set, oldest death first */
 	u64 seq;
@@ -227,6 +259,7 @@ struct kwq {
 	u64 failure_records_evicted;
 	u64 dead_total;			/* keys moved to the dead set */
 	u64 dead_dropped_total;		/* dead keys dropped by ->max_dead */
+	u64 processing_timeouts_total;
 
 	/* metrics (Documentation/metrics.rst) */
 	unsigned long nr_dirty;		/* PROCESSING with REQUEUE_READY */
@@ -257,6 +290,7 @@ struct kwq {
 	u16 cursor_tag;			/* of kwq_inspect_list()'s cursors */
 	/* the holder id of an owner cookie (inspect.c); NULL: none */
 	u32 (*holder)(const void *owner);
+	u64 processing_timeout_ns;	/* 0: none */
 	struct kwq_limiters limiters;	/* state under q->lock */
 
 	wait_queue_head_t get_wq;	/* getters */

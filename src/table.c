@@ -39,7 +39,7 @@ static const u16 kwq_cache_objs[] = {
 };
 
 static_assert(ARRAY_SIZE(kwq_cache_objs) == KWQ_NODE_CACHES);
-static_assert(KWQ_NODE_HDR + 16 <= 112);
+static_assert(KWQ_NODE_HDR + 16 <= 120);
 struct kmem_cache *kwq_node_caches[KWQ_NODE_CACHES];
 /* kmem_cache_size() of each, what a node is charged */
 unsigned int kwq_node_sizes[KWQ_NODE_CACHES];

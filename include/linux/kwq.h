@@ -34,6 +34,11 @@
 #define KWQ_BUCKET_QPS_MILLI_MAX	1000000000ULL
 /* Failure records kept for idle keys when the config says 0. */
 #define KWQ_DEFAULT_FAILURE_RECORDS	65536
+/* Processing timeouts (&struct kwq_config, kwq_touch()), in ns. */
+#define KWQ_PROCESSING_TIMEOUT_MIN_NS	KWQ_PROCESSING_TIMEOUT_MIN
+#define KWQ_PROCESSING_TIMEOUT_MAX_NS	KWQ_PROCESSING_TIMEOUT_MAX
+/* kwq_touch(): no processing deadline. */
+#define KWQ_NO_TIMEOUT			KWQ_TIMEOUT_NONE
 /* Largest &struct kwq_config.max_retries. */
 #define KWQ_MAX_RETRIES_MAX	KWQ_MAX_RETRIES
 /*
@@ -164,6 +169,12 @@ struct kwq_clock {
  * @max_dead: most keys in the dead set (the oldest death is dropped
  *	first), 1..KWQ_MAX_DEAD_MAX, 0 = KWQ_DEFAULT_MAX_DEAD; must be 0
  *	without @max_retries
+ * @processing_timeout_ns: processing deadline of every key handed out,
+ *	0 = none, else KWQ_PROCESSING_TIMEOUT_MIN_NS..
+ *	KWQ_PROCESSING_TIMEOUT_MAX_NS. A key still processing at its deadline
+ *	loses its lease and is requeued as a failure, exactly as
+ *	kwq_add_rate_limited() then kwq_done() by its holder would;
+ *	kwq_touch() moves the deadline.
  */
 struct kwq_config {
 	u32 nr_limiters;
@@ -173,19 +184,34 @@ struct kwq_config {
 	u32 max_failure_records;
 	const struct kwq_clock *clock;
 	u32 flags;
+	u64 processing_timeout_ns;
 	u32 max_retries;
 	u32 max_dead;
 };
+
+/*
+ * Which deadline a delayed add keeps when the key already has one
+ * (&struct kwq_add_opts.flags, &struct kwq_batch_opts.flags; at most one,
+ * only with a delay > 0 and not rate limited). Without either the earlier
+ * one wins, as in client-go.
+ */
+/* The new deadline replaces the old, even if later (debounce). */
+#define KWQ_AFTER_REPLACE	0x2
+/* The later of the two wins. */
+#define KWQ_AFTER_LATER		0x4
 
 /**
  * struct kwq_add_opts - options of kwq_add_opts() and kwq_add_rate_limited()
  * @after_ns: delay before the key becomes ready; <= 0 means now. Must be 0
  *	for kwq_add_rate_limited(), whose delay comes from the limiter.
  * @priority: higher is handed out first; FIFO within one priority
+ * @flags: 0, KWQ_AFTER_REPLACE or KWQ_AFTER_LATER (those two only with
+ *	@after_ns > 0); 0 for kwq_add_rate_limited()
  */
 struct kwq_add_opts {
 	s64 after_ns;
 	int priority;
+	u32 flags;
 };
 
 /*
@@ -229,6 +255,7 @@ struct kwq_histogram {
  *	processing keys added again, which kwq_done() queues (dirty keys)
  * @unfinished_work_ns: client-go's unfinished_work_seconds, in ns: how
  *	long the processing keys have been processing, summed
+ * @processing_timeouts_total: leases revoked by their processing deadline
  * @longest_running_ns: client-go's longest_running_processor_seconds, in
  *	ns: how long the oldest processing key has been processing
  * @queue_duration: time from a key becoming ready (or dirty) to
@@ -260,6 +287,7 @@ struct kwq_stats {
 	u32 shutting_down;
 	u64 depth;
 	u64 unfinished_work_ns;
+	u64 processing_timeouts_total;
 	u64 longest_running_ns;
 	struct kwq_histogram queue_duration;
 	struct kwq_histogram work_duration;
@@ -469,8 +497,15 @@ int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns);
  * Adding a ready key again with a higher priority moves it to the tail
  * of that priority; a lower one changes nothing.
  *
+ * With @opts->flags KWQ_AFTER_REPLACE, the deadline of @opts->after_ns
+ * replaces the one the key has (a waiting key's, or the one a ready or
+ * processing key remembers) even when it is later: "run this once no
+ * add came for so long" (debounce, client-go#131). With KWQ_AFTER_LATER
+ * the later of the two wins. A ready key stays ready either way.
+ *
  * Context: as kwq_add().
- * Return: as kwq_add(); -EINVAL for a NULL @opts.
+ * Return: as kwq_add(); -EINVAL for a NULL @opts, unknown @opts->flags,
+ * both KWQ_AFTER_* flags, or one of them without a delay.
  */
 int kwq_add_opts(struct kwq *q, const void *key, size_t len,
 		 const struct kwq_add_opts *opts);
@@ -480,7 +515,7 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
  * @q: queue
  * @key: key bytes, copied
  * @len: 1..KWQ_KEY_MAX
- * @opts: priority (after_ns must be 0), or NULL
+ * @opts: priority (after_ns and flags must be 0), or NULL
  * @delay_ns: receives the delay chosen, or NULL
  *
  * client-go AddRateLimited: the delay is the maximum over the queue's
@@ -521,7 +556,8 @@ struct kwq_key {
  * struct kwq_batch_opts - options of kwq_add_batch()
  * @after_ns: delay of every key, <= 0 for none; 0 with
  *	KWQ_BATCH_RATE_LIMITED
- * @flags: 0 or KWQ_BATCH_RATE_LIMITED
+ * @flags: 0 or KWQ_BATCH_RATE_LIMITED, or with @after_ns > 0 one of
+ *	KWQ_AFTER_REPLACE and KWQ_AFTER_LATER (as for kwq_add_opts())
  * @delays: with KWQ_BATCH_RATE_LIMITED, receives the delay chosen for
  *	each key that took effect (@nr entries), or NULL
  * @gfp: allocation flags for the nodes of new keys, which are allocated
@@ -789,6 +825,7 @@ struct kwq_item {
 	u32 hash;
 	const void *node;
 	u64 lease;
+	u64 queued_ns;
 };
 
 /**
@@ -936,10 +973,36 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
  * @owner: the cookie given to kwq_get()
  *
  * Context: as kwq_add().
- * Return: 0; -ENOENT if the key is not processing, -EPERM if it is
- * processing for another owner, -EINVAL for a bad argument.
+ * Return: 0; -ESTALE if @owner's lease on the key was revoked by its
+ * processing deadline (and @owner did not take it again), -ENOENT if the
+ * key is not processing, -EPERM if it is processing for another owner,
+ * -EINVAL for a bad argument. On error nothing changed.
  */
 int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner);
+
+/**
+ * kwq_touch() - move the processing deadline of an item (a heartbeat)
+ * @q: queue
+ * @item: item from kwq_get() on @q, still held
+ * @timeout_ns: the new deadline, from now: 0 for the queue's
+ *	&struct kwq_config.processing_timeout_ns (none if it has none),
+ *	KWQ_NO_TIMEOUT for none, else KWQ_PROCESSING_TIMEOUT_MIN_NS..
+ *	KWQ_PROCESSING_TIMEOUT_MAX_NS
+ *
+ * A holder that is still working calls it before its deadline passes; it
+ * also gives a key a deadline of its own right after kwq_get(), or takes
+ * it away. A key processing at its deadline loses its lease: it is
+ * requeued as by kwq_add_rate_limited() at its priority then kwq_done(),
+ * counted in &struct kwq_stats.processing_timeouts_total and traced
+ * (kwq:key_timed_out); kwq_done() and kwq_touch() of the old @item get
+ * -ESTALE and change nothing. Clearing a deadline walks the keys that
+ * started processing after this one.
+ *
+ * Context: as kwq_add().
+ * Return: 0; -ESTALE if @item's lease has ended (done, returned, or
+ * revoked by its deadline), -EINVAL for a bad argument (nothing changed).
+ */
+int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
 
 /**
  * kwq_release_owner() - return an owner's processing keys to the queue

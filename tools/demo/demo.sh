@@ -29,7 +29,9 @@ rc=0
 "$KWQ_ROOT/tools/testing/vm.sh" -k "${k[1]}" -o "$log" -p "$out/plan" -t 180 \
 	"$out/mod/kwq.ko=/kwq/kwq.ko" "$out/user/bin/kwqctl=/usr/bin/kwqctl" \
 	"$KWQ_ROOT/tools/demo/story.sh=/demo/story.sh" \
-	"$KWQ_ROOT/tools/demo/reconcile.sh=/demo/reconcile.sh" &
+	"$KWQ_ROOT/tools/demo/reconcile.sh=/demo/reconcile.sh" \
+	"$KWQ_ROOT/tools/demo/deadline.sh=/demo/deadline.sh" \
+	"$KWQ_ROOT/tools/demo/job.sh=/demo/job.sh" &
 vm=$!
 # Narrate live: print the story's lines as the VM writes them. The serial
 # console ends lines with \r\n: strip the \r or no line matches.

@@ -58,3 +58,5 @@ run kwqctl stats pods
 say "The same in Prometheus text (client-go workqueue_* names)"
 run kwqctl stats pods --prometheus
 run kwqctl destroy pods
+
+sh /demo/deadline.sh

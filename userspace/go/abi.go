@@ -45,9 +45,10 @@ type createArgs struct {
 	MaxItems  uint32
 	MaxWaitNs uint64
 	Limits    [limitsMax]kwqLimit
-	// version 2: the dead set
-	MaxRetries uint32
-	MaxDead    uint32
+	// version 2: processing deadlines and the dead set
+	ProcessingTimeoutNs uint64
+	MaxRetries          uint32
+	MaxDead             uint32
 }
 
 type openArgs struct {
@@ -77,6 +78,8 @@ type getArgs struct {
 	TimeoutNs int64
 	Nr        uint32
 	Used      uint32
+	// version 2
+	ProcessingTimeoutNs uint64
 }
 
 type doneGetArgs struct {
@@ -132,10 +135,11 @@ type statsArgs struct {
 	Pad2                  uint32
 	Prios                 [statsPrios]prioLen
 	PriosOther            uint64
-	// version 3: the dead set
-	Dead             uint64
-	DeadTotal        uint64
-	DeadDroppedTotal uint64
+	// version 3: processing deadlines and the dead set
+	ProcessingTimeoutsTotal uint64
+	Dead                    uint64
+	DeadTotal               uint64
+	DeadDroppedTotal        uint64
 }
 
 const (

@@ -13,18 +13,23 @@
 
 #include "kwqctl.h"
 
-enum { ADD_AFTER, ADD_PRIORITY, ADD_NR_OPTS };
+enum { ADD_AFTER, ADD_PRIORITY, ADD_REPLACE, ADD_LATER, ADD_NR_OPTS };
 
 const struct cmd_opt add_opts[] = {
 	[ADD_AFTER] = { "after", 0, "DUR", "make them ready only after DUR" },
 	[ADD_PRIORITY] = { "priority", 0, "N",
 		"higher priorities are handed out first" },
+	[ADD_REPLACE] = { "replace", 0, NULL,
+		"with --after: DUR from now replaces a key's deadline, even a sooner one" },
+	[ADD_LATER] = { "later", 0, NULL,
+		"with --after: a key keeps the later of its deadline and DUR from now" },
 	[ADD_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
 struct add_args {
 	uint64_t after;
 	bool has_after;
+	unsigned int which;	/* KWQ_ADD_REPLACE or KWQ_ADD_LATER */
 	int prio;
 };
 
@@ -37,6 +42,10 @@ static int add_opt(void *st, int opt, const char *val)
 	if (opt == ADD_AFTER) {
 		o->has_after = true;
 		return parse_dur_opt("--after", val, &o->after);
+	}
+	if (opt == ADD_REPLACE || opt == ADD_LATER) {
+		o->which |= opt == ADD_REPLACE ? KWQ_ADD_REPLACE : KWQ_ADD_LATER;
+		return 0;
 	}
 	errno = 0;
 	v = strtol(val, &end, 10);
@@ -88,17 +97,25 @@ int cmd_add(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
 	struct kwq_batch_opts bo = { 0, 0, NULL };
-	struct add_args o = { 0, false, 0 };
+	struct add_args o = { 0, false, 0, 0 };
 	struct cmd_args a;
 
 	if (parse_keys(ctx, argc, argv, add_opt, &o, &o.prio, &a, &rb))
 		return a.rc;
+	if (o.which == (KWQ_ADD_REPLACE | KWQ_ADD_LATER)) {
+		err_usage("--replace and --later exclude each other");
+		return EX_USAGE;
+	}
+	if (o.which && (!o.has_after || !o.after)) {
+		err_usage("--replace and --later need --after with a duration > 0");
+		return EX_USAGE;
+	}
 	if (o.has_after) {
 		if (o.after > INT64_MAX) {
 			err_usage("--after too large");
 			return EX_USAGE;
 		}
-		bo.flags = KWQ_ADD_AFTER;
+		bo.flags = KWQ_ADD_AFTER | o.which;
 		bo.after_ns = (int64_t)o.after;
 	}
 	return keys_batch(ctx, &a, &rb, &bo, NULL);

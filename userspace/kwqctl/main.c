@@ -20,7 +20,7 @@ static const struct cmd commands[] = {
 	{ .name = "list", .fn = cmd_list, .usage = "",
 	  .desc = "Print the queue names, one per line.\n" },
 	{ .name = "add", .fn = cmd_add,
-	  .usage = "QUEUE [--after DUR] [--priority N] KEY...",
+	  .usage = "QUEUE [--after DUR [--replace|--later]] [--priority N] KEY...",
 	  .desc = "Add keys (one batch).\n",
 	  .opts = add_opts },
 	{ .name = "add-rate-limited", .fn = cmd_add_rate_limited,
@@ -51,7 +51,7 @@ static const struct cmd commands[] = {
 	  .desc = "Print the queue's counters as a table, JSON or Prometheus text.\n",
 	  .opts = stats_opts },
 	{ .name = "work", .fn = cmd_work,
-	  .usage = "QUEUE [-j N] [--max-retries N] -- CMD [ARG...]",
+	  .usage = "QUEUE [-j N] [--max-retries N] [--heartbeat DUR] -- CMD [ARG...]",
 	  .desc = "Process keys: run CMD with the key as its last argument and in\n"
 		  "KWQ_KEY. Exit 0: forget + done; else add-rate-limited + done. A\n"
 		  "queue with a dead set (create --max-retries) moves a key that failed\n"

@@ -13,7 +13,8 @@
 
 enum {
 	CREATE_LIMITER, CREATE_MAX_WAIT, CREATE_MAX_ITEMS, CREATE_MODE,
-	CREATE_MAX_RETRIES, CREATE_MAX_DEAD, CREATE_NR_OPTS
+	CREATE_PROCESSING_TIMEOUT, CREATE_MAX_RETRIES, CREATE_MAX_DEAD,
+	CREATE_NR_OPTS
 };
 
 const struct cmd_opt create_opts[] = {
@@ -33,6 +34,9 @@ const struct cmd_opt create_opts[] = {
 		"(default: no dead set; at most 1000000)" },
 	[CREATE_MAX_DEAD] = { "max-dead", 0, "N",
 		"most dead keys kept, oldest dropped (default 1024)" },
+	[CREATE_PROCESSING_TIMEOUT] = { "processing-timeout", 0, "DUR",
+		"a key processing longer is taken back and requeued\n"
+		"as a failure (1ms..365 days; default: never)" },
 	[CREATE_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -96,6 +100,11 @@ static int create_opt(void *st, int opt, const char *val)
 			return -1;
 		}
 		c->q.mode = (unsigned int)mode;
+		return 0;
+	case CREATE_PROCESSING_TIMEOUT:
+		if (parse_dur_opt("--processing-timeout", val, &ns))
+			return -1;
+		c->q.processing_timeout_ns = ns;
 		return 0;
 	}
 	return -1;

@@ -17,13 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kwqctl.h"
 
 extern char **environ;
 
-enum { WORK_JOBS, WORK_MAX_RETRIES, WORK_NR_OPTS };
+enum { WORK_JOBS, WORK_MAX_RETRIES, WORK_HEARTBEAT, WORK_NR_OPTS };
 
 const struct cmd_opt work_opts[] = {
 	[WORK_JOBS] = { NULL, 'j', "N", "N workers (threads, default 1)" },
@@ -31,6 +32,9 @@ const struct cmd_opt work_opts[] = {
 		"for a queue without a dead set: forget a key after\n"
 		"N retries (default: never). A queue created with\n"
 		"--max-retries moves it to its dead set instead" },
+	[WORK_HEARTBEAT] = { "heartbeat", 0, "DUR",
+		"while CMD runs, renew the key's processing deadline\n"
+		"(the queue's --processing-timeout) every DUR" },
 	[WORK_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -41,12 +45,51 @@ struct work {
 	char **cmd;		/* CMD [ARG...] */
 	int ncmd;
 	long max_retries;	/* -1: retry forever */
+	uint64_t heartbeat_ns;	/* 0: no heartbeat */
 	unsigned int jobs;
 	pthread_mutex_t lock;	/* one message at a time on stderr */
 };
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Wait for @pid; with a heartbeat, renew the processing deadline of @key
+ * (@n bytes, held on @fd) every heartbeat while it runs. Its wait status,
+ * or -1.
+ */
+static int wait_cmd(const struct work *w, pid_t pid, int fd, const char *key,
+		    size_t n, int *status)
+{
+	struct timespec tick = { 0, 10000000 };	/* 10 ms */
+	uint64_t next = now_ns() + w->heartbeat_ns;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, w->heartbeat_ns ? WNOHANG : 0);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (!w->heartbeat_ns || r < 0)
+			continue;
+		/* ESTALE: taken back already; the done will say so. */
+		if (now_ns() >= next) {
+			if (kwq_touch(fd, key, n, 0) < 0 && errno != ESTALE)
+				return -1;
+			next += w->heartbeat_ns;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
 /* Run CMD with @key appended and in KWQ_KEY: its exit status, or -1. */
-static int run_cmd(const struct work *w, const char *key)
+static int run_cmd(const struct work *w, int fd, const char *key, size_t n)
 {
 	char **args, **env, *kv;
 	size_t ne = 0, i, j = 0;
@@ -80,9 +123,8 @@ static int run_cmd(const struct work *w, const char *key)
 		errno = ret;
 		return -1;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	if (wait_cmd(w, pid, fd, key, n, &status) < 0)
+		return -1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -115,17 +157,33 @@ work_note(struct work *w, const char *fmt, ...)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* After CMD exited @rc for key @key (@n bytes, held): forget or retry. */
-static void work_settle(struct work *w, int fd, const char *key, size_t n,
+/*
+ * After CMD exited @rc for key @key (@n bytes, held): forget or retry.
+ * False if the key's processing deadline passed meanwhile: the queue took
+ * it back and requeued it as a failure already, and it is not held.
+ */
+static bool work_settle(struct work *w, int fd, const char *key, size_t n,
 			int rc)
 {
 	uint64_t delay;
 	long r;
 
+	/*
+	 * Still held? A touch says, and keeps the deadline from passing now.
+	 * ESTALE: taken back; ENOENT: taken back and gone since (the queue
+	 * forgot that it was this worker's).
+	 */
+	if (kwq_touch(fd, key, n, 0) < 0) {
+		if (errno != ESTALE && errno != ENOENT)
+			work_fatal(w, errno, "touch key", key);
+		work_note(w, "key %s: deadline passed (exit status %d), taken back",
+			  key, rc);
+		return false;
+	}
 	if (rc == 0 || rc == -2) {
 		if (kwq_forget(fd, key, n) < 0)
 			work_fatal(w, errno, "forget key", key);
-		return;
+		return true;
 	}
 	r = kwq_num_requeues(fd, key, n);
 	if (r < 0)
@@ -145,6 +203,7 @@ static void work_settle(struct work *w, int fd, const char *key, size_t n,
 		work_note(w, "key %s: dead after %ld retries (last exit status %d); "
 			  "kwqctl revive %s %s", key, r, rc, w->queue, key);
 	}
+	return true;
 }
 
 static void *worker(void *arg)
@@ -166,6 +225,12 @@ static void *worker(void *arg)
 				     &finished, key, sizeof(key), 0, -1);
 		if (finished)
 			held = false;
+		if (n < 0 && held && errno == ESTALE) {
+			/* Its deadline passed after the settle: taken back. */
+			work_note(w, "key %s: deadline passed, taken back", key);
+			held = false;
+			continue;
+		}
 		if (n < 0) {
 			if (held)
 				work_fatal(w, errno, "done key", key);
@@ -181,11 +246,11 @@ static void *worker(void *arg)
 			work_note(w, "dropping a key with a NUL byte (cannot be an argument)");
 			rc = -2;
 		} else {
-			rc = run_cmd(w, key);
+			rc = run_cmd(w, fd, key, (size_t)n);
 			if (rc < 0)
 				work_fatal(w, errno, "run", w->cmd[0]);
 		}
-		work_settle(w, fd, key, (size_t)n, rc);
+		held = work_settle(w, fd, key, (size_t)n, rc);
 	}
 	close(fd);
 	return NULL;
@@ -199,6 +264,15 @@ static int work_opt(void *st, int opt, const char *val)
 	if (opt == WORK_JOBS) {
 		if (parse_u32(val, 1024, &w->jobs) || !w->jobs) {
 			err_usage("bad -j '%s' (1..1024)", val);
+			return -1;
+		}
+		return 0;
+	}
+	if (opt == WORK_HEARTBEAT) {
+		if (parse_dur_opt("--heartbeat", val, &w->heartbeat_ns))
+			return -1;
+		if (!w->heartbeat_ns) {
+			err_usage("bad --heartbeat '%s' (more than 0)", val);
 			return -1;
 		}
 		return 0;

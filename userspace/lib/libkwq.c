@@ -68,6 +68,7 @@ KWQ_PUBLIC int kwq_create(int fd, const char *name,
 		a.nr_limits = opts->nr_limits;
 		memcpy(a.limits, opts->limits,
 		       opts->nr_limits * sizeof(a.limits[0]));
+		a.processing_timeout_ns = opts->processing_timeout_ns;
 		a.max_retries = opts->max_retries;
 		a.max_dead = opts->max_dead;
 	}
@@ -316,6 +317,15 @@ KWQ_PUBLIC int kwq_get_batch(int fd, void *buf, size_t cap, unsigned int max,
 			     unsigned int flags, int64_t timeout_ns,
 			     size_t *used)
 {
+	return kwq_get_batch_deadline(fd, buf, cap, max, flags, timeout_ns, 0,
+				      used);
+}
+
+KWQ_PUBLIC int kwq_get_batch_deadline(int fd, void *buf, size_t cap,
+				      unsigned int max, unsigned int flags,
+				      int64_t timeout_ns,
+				      uint64_t processing_ns, size_t *used)
+{
 	struct kwq_get_args a;
 
 	if (used)
@@ -326,6 +336,7 @@ KWQ_PUBLIC int kwq_get_batch(int fd, void *buf, size_t cap, unsigned int max,
 	a.max = max;
 	a.flags = flags;
 	a.timeout_ns = timeout_ns;
+	a.processing_timeout_ns = processing_ns;
 	if (ioctl(fd, KWQ_IOC_GET, &a) < 0)
 		return -1;
 	if (used)
@@ -517,6 +528,18 @@ KWQ_PUBLIC int kwq_forget(int fd, const void *key, size_t len)
 KWQ_PUBLIC int kwq_remove(int fd, const void *key, size_t len)
 {
 	return kwq_one_ioctl(fd, KWQ_IOC_REMOVE, key, len, 0, 0, 0, NULL);
+}
+
+KWQ_PUBLIC int kwq_touch(int fd, const void *key, size_t len,
+			 uint64_t processing_ns)
+{
+	struct kwq_touch_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.key = kwq_ptr(key);
+	a.len = len > UINT32_MAX ? UINT32_MAX : (__u32)len;
+	a.processing_timeout_ns = processing_ns;
+	return ioctl(fd, KWQ_IOC_TOUCH, &a) < 0 ? -1 : 0;
 }
 
 KWQ_PUBLIC long kwq_num_requeues(int fd, const void *key, size_t len)

@@ -37,6 +37,9 @@ extern "C" {
  * @max_wait_ns: cap on rate-limited delays, 0 = none
  * @nr_limits: entries used in @limits, 0 = client-go's default limiter
  * @limits: rate limiters, combined as max-of
+ * @processing_timeout_ns: processing deadline of every get, 0 = none, else
+ *	KWQ_PROCESSING_TIMEOUT_MIN..KWQ_PROCESSING_TIMEOUT_MAX: a key still
+ *	processing at it is taken back and requeued as a failure
  * @max_retries: the dead set: the rate-limited add of a key that already
  *	failed this many times moves it there; 0 = no dead set
  * @max_dead: most dead keys kept (oldest dropped), 0 = KWQ_DEFAULT_MAX_DEAD
@@ -47,6 +50,7 @@ struct kwq_queue_opts {
 	uint64_t max_wait_ns;
 	unsigned int nr_limits;
 	struct kwq_limit limits[KWQ_LIMITS_MAX];
+	uint64_t processing_timeout_ns;
 	unsigned int max_retries;
 	unsigned int max_dead;
 };
@@ -124,7 +128,8 @@ int kwq_rec_next(const void *buf, size_t used, size_t *off,
 
 /**
  * struct kwq_batch_opts - options of kwq_add_batch()
- * @flags: KWQ_ADD_AFTER or KWQ_ADD_RATE_LIMITED (or 0)
+ * @flags: KWQ_ADD_AFTER (with at most one of KWQ_ADD_REPLACE and
+ *	KWQ_ADD_LATER, if @after_ns > 0) or KWQ_ADD_RATE_LIMITED (or 0)
  * @after_ns: delay for KWQ_ADD_AFTER
  * @delays: KWQ_ADD_RATE_LIMITED: receives nr delays in ns (may be NULL)
  */
@@ -154,6 +159,22 @@ int kwq_remove_batch(int fd, const struct kwq_recbuf *rb, unsigned int *done);
  */
 int kwq_get_batch(int fd, void *buf, size_t cap, unsigned int max,
 		  unsigned int flags, int64_t timeout_ns, size_t *used);
+/*
+ * kwq_get_batch() with the keys' processing deadline: @processing_ns 0
+ * the queue's, KWQ_TIMEOUT_NONE none, else KWQ_PROCESSING_TIMEOUT_MIN..
+ * KWQ_PROCESSING_TIMEOUT_MAX from the get.
+ */
+int kwq_get_batch_deadline(int fd, void *buf, size_t cap, unsigned int max,
+			   unsigned int flags, int64_t timeout_ns,
+			   uint64_t processing_ns, size_t *used);
+/*
+ * Move the processing deadline of a key this fd holds (or one taken
+ * detached) to @processing_ns from now (0: the queue's timeout,
+ * KWQ_TIMEOUT_NONE: none): a heartbeat. -1 with errno ESTALE if its
+ * deadline passed and the key was taken back, ENOENT if it is not
+ * processing, EPERM if another fd holds it.
+ */
+int kwq_touch(int fd, const void *key, size_t len, uint64_t processing_ns);
 
 /*
  * A worker's cycle in one system call (KWQ_IOC_DONE_GET): finish the keys

@@ -77,7 +77,7 @@ int main(void)
 	__u32 n;
 	int fd, fd2, ufd, r;
 
-	kt_setup(KWQ_TEST_SUITE, 106, 120);
+	kt_setup(KWQ_TEST_SUITE, 111, 120);
 
 	ufd = kt_dev();		/* stays unattached */
 	fd = kt_dev();
@@ -229,6 +229,20 @@ int main(void)
 	ka.after_ns = 5;
 	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_after_ns_without_flag_einval");
 	ka.after_ns = 0;
+	/* Replaceable deadlines: with KWQ_ADD_AFTER and a delay only. */
+	ka.flags = KWQ_ADD_REPLACE;
+	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_replace_without_after_einval");
+	ka.flags = KWQ_ADD_AFTER | KWQ_ADD_REPLACE;
+	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_replace_without_delay_einval");
+	ka.after_ns = 5;
+	ka.flags = KWQ_ADD_AFTER | KWQ_ADD_REPLACE | KWQ_ADD_LATER;
+	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_replace_and_later_einval");
+	ka.flags = KWQ_ADD_LATER;
+	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_later_without_after_einval");
+	ka.after_ns = 0;
+	ka.flags = KWQ_ADD_RATE_LIMITED | KWQ_ADD_LATER;
+	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_later_rate_limited_einval");
+	ka.flags = 0;
 	ka.delays = U64(&len);
 	KT_ERR(ioctl(fd, KWQ_IOC_ADD, &ka), EINVAL, "add_delays_without_flag_einval");
 	keys_args(&ka, pack(k3, 1), 1);

@@ -2,9 +2,11 @@
 /*
  * No loss under crashes: producer processes add keys while consumer
  * processes lease them (get, work, done) and are SIGKILLed at random and
- * replaced. At the end every key whose add was accepted has been
- * completed at least once, and nothing is left ready, waiting or
- * processing.
+ * replaced. Keys have processing deadlines, some short enough to pass
+ * while a consumer works (its done is then ESTALE and the key runs
+ * again), so consumers are also killed with deadline timers armed. At
+ * the end every key whose add was accepted has been completed at least
+ * once, and nothing is left ready, waiting or processing.
  *
  *   crash_test [-t SECONDS] [-s SEED]
  */
@@ -21,6 +23,7 @@ struct shared {
 	atomic_uint accepted[PRODUCERS];	/* keys 0..accepted-1 added */
 	atomic_uchar completed[PRODUCERS][PER_PRODUCER];
 	atomic_ulong dones;
+	atomic_ulong stale;		/* dones refused: deadline passed */
 	atomic_int stop_producers;
 };
 
@@ -67,24 +70,28 @@ static int parse_key(const void *key, size_t len, int *p, unsigned int *i)
 	       *i < PER_PRODUCER ? 0 : -1;
 }
 
-/* Mark each key of @buf completed, then done them all. */
+/*
+ * Mark each key of @buf completed, then done them all: one at a time, as
+ * a key whose deadline passed meanwhile is ESTALE (it runs again).
+ */
 static int complete(int fd, const void *buf, size_t used)
 {
-	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
 	const void *key;
 	size_t off = 0, len;
-	unsigned int i, done = 0;
-	int prio, p, ret;
+	unsigned int i;
+	int prio, p;
 
 	while (kwq_rec_next(buf, used, &off, &key, &len, &prio) > 0) {
 		if (parse_key(key, len, &p, &i) == 0)
 			atomic_store(&sh->completed[p][i], 1);
-		kwq_recbuf_push(&rb, key, len, 0);
+		if (kwq_done(fd, key, len) == 0)
+			atomic_fetch_add(&sh->dones, 1);
+		else if (errno == ESTALE)
+			atomic_fetch_add(&sh->stale, 1);
+		else
+			return -1;
 	}
-	ret = kwq_done_batch(fd, &rb, &done);
-	atomic_fetch_add(&sh->dones, done);
-	kwq_recbuf_free(&rb);
-	return ret;
+	return 0;
 }
 
 static void consumer(unsigned int seed)
@@ -96,8 +103,11 @@ static void consumer(unsigned int seed)
 
 	srand(seed);
 	for (;;) {
-		n = kwq_get_batch(fd, buf, sizeof(buf), 1 + (unsigned int)rand() % 32,
-				  0, 50 * KT_MS, &used);
+		/* A quarter of the gets with a 20 ms deadline, the rest 2 s. */
+		n = kwq_get_batch_deadline(fd, buf, sizeof(buf),
+					   1 + (unsigned int)rand() % 32, 0,
+					   50 * KT_MS,
+					   rand() % 4 ? 0 : 20 * KT_MS, &used);
 		if (n < 0) {
 			if (errno == ETIMEDOUT || errno == EAGAIN)
 				continue;
@@ -106,6 +116,9 @@ static void consumer(unsigned int seed)
 		/* "work": a kill here returns the keys (lease) */
 		if (rand() % 3 == 0)
 			kt_sleep_ms(rand() % 3);
+		/* Sometimes past a short deadline: the key is taken back. */
+		if (rand() % 16 == 0)
+			kt_sleep_ms(30);
 		if (complete(fd, buf, used) < 0) {
 			printf("    # consumer: done: %s\n", strerror(errno));
 			_exit(1);
@@ -116,7 +129,11 @@ static void consumer(unsigned int seed)
 int main(int argc, char **argv)
 {
 	static unsigned char buf[KWQ_REC_SIZE_MAX * 64];
-	struct kwq_queue_opts o = { .mode = 0600 };
+	struct kwq_queue_opts o = {
+		.mode = 0600, .processing_timeout_ns = 2 * KT_SEC,
+		.nr_limits = 1,
+		.limits[0] = { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 10 * KT_MS },
+	};
 	struct kwq_stats_args st;
 	unsigned int seed = (unsigned int)kt_now(), missing = 0, total = 0, i;
 	pid_t prod[PRODUCERS], cons[CONSUMERS];
@@ -132,7 +149,7 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	kt_setup("kwq_crash", 6, (unsigned int)secs + 120);
+	kt_setup("kwq_crash", 7, (unsigned int)secs + 120);
 	printf("    # seed %u (rerun: crash_test -s %u -t %d)\n", seed, seed, secs);
 	srand(seed);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -173,9 +190,19 @@ int main(int argc, char **argv)
 	}
 	ktap_check(!bad, "producers_and_consumers_behaved", "%d bad exits", bad);
 
-	/* Whatever is ready now (leases of the last kills) is completed here. */
-	while ((n = kwq_get_batch(fd, buf, sizeof(buf), 64, 0, 0, &used)) > 0)
-		complete(fd, buf, used);
+	/*
+	 * Whatever is ready now (leases of the last kills) is completed here,
+	 * and what waits (taken back at a deadline, in its backoff) once due.
+	 */
+	for (i = 0; i < 100; i++) {
+		while ((n = kwq_get_batch(fd, buf, sizeof(buf), 64, 0, 0,
+					  &used)) > 0)
+			complete(fd, buf, used);
+		if (kwq_stats(fd, &st) == 0 && !st.waiting && !st.len &&
+		    !st.processing)
+			break;
+		kt_sleep_ms(20);
+	}
 
 	for (p = 0; p < PRODUCERS; p++) {
 		unsigned int acc = atomic_load(&sh->accepted[p]);
@@ -188,9 +215,11 @@ int main(int argc, char **argv)
 			}
 	}
 	ktap_check(kwq_stats(fd, &st) == 0, "stats", "%s", strerror(errno));
-	printf("    # %u keys accepted, %lu dones, %d consumers SIGKILLed, %llu lease returns\n",
+	printf("    # %u keys accepted, %lu dones, %d consumers SIGKILLed, %llu lease returns, %llu deadlines passed, %lu dones ESTALE\n",
 	       total, atomic_load(&sh->dones), kills,
-	       (unsigned long long)st.lease_returns);
+	       (unsigned long long)st.lease_returns,
+	       (unsigned long long)st.processing_timeouts_total,
+	       atomic_load(&sh->stale));
 	ktap_check(total > 0 && kills > 10, "workload_ran", "%u keys, %d kills", total, kills);
 	ktap_check(!missing, "every_accepted_key_completed", "%u keys lost", missing);
 	ktap_check(st.len == 0 && st.processing == 0 && st.waiting == 0,
@@ -199,6 +228,9 @@ int main(int argc, char **argv)
 		   (unsigned long long)st.waiting);
 	ktap_check(st.lease_returns > 0, "kills_returned_leases",
 		   "lease_returns %llu", (unsigned long long)st.lease_returns);
+	ktap_check(st.processing_timeouts_total > 0, "deadlines_took_keys_back",
+		   "processing_timeouts_total %llu",
+		   (unsigned long long)st.processing_timeouts_total);
 	kwq_destroy(fd, name);
 	close(fd);
 	return ktap_end();

@@ -109,15 +109,16 @@ static const struct {
 	{ "LIST", 0x03, E_ARGS | B(ENOMEM) },
 	{ "ADD", 0x04, E_Q | B(ENOSPC) | B(EDQUOT) | B(ESHUTDOWN) | B(ENOMEM) },
 	{ "GET", 0x05, E_Q | B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
-	{ "DONE", 0x06, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) },
+	{ "DONE", 0x06, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM) },
 	{ "FORGET", 0x07, E_Q | B(ENOMEM) },
 	{ "REMOVE", 0x08, E_Q | B(ENOENT) | B(EBUSY) | B(ENOMEM) },
 	{ "NUM_REQUEUES", 0x09, E_Q },
 	{ "LEN", 0x0a, E_Q },
 	{ "SHUTDOWN", 0x0b, E_Q | B(EINTR) | B(ECANCELED) },
 	{ "STATS", 0x0c, E_Q },
-	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) | B(EAGAIN) |
-	  B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM) |
+	  B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	{ "TOUCH", 0x0e, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) },
 	{ "REVIVE", 0x10, E_Q | B(ENOENT) | B(ENOSPC) | B(ESHUTDOWN) },
 	{ "PURGE", 0x11, E_Q | B(ENOENT) },
 	{ "INSPECT", 0x12, E_Q | B(ENOENT) | B(ESTALE) | B(EAGAIN) | B(ENOMEM) },
@@ -372,6 +373,11 @@ static void op_create(struct worker *w)
 		a.max_dead = chance(&w->r, 5) ? rn(&w->r, 0xffffffffu) :
 					      rn(&w->r, 3);
 	}
+	/* Processing deadlines: none, a few ms (they pass), or out of range. */
+	if (chance(&w->r, 30))
+		a.processing_timeout_ns = chance(&w->r, 80) ?
+			KWQ_PROCESSING_TIMEOUT_MIN * (1 + rn(&w->r, 5)) :
+			rnd(&w->r);
 	if (chance(&w->r, 3))
 		memset(a.name, 'x', sizeof(a.name));	/* not terminated */
 	struct_ioctl(w, t->fd, 0, KWQ_IOC_CREATE, &a, sizeof(a), 0, 25, -1);
@@ -493,6 +499,11 @@ static void op_keys(struct worker *w, int op)
 			a.flags = KWQ_ADD_AFTER;
 			a.after_ns = chance(&w->r, 80) ? rn(&w->r, 5000000) :
 				     (int64_t)rnd(&w->r);
+			/* Which deadline wins; sometimes both (EINVAL). */
+			if (chance(&w->r, 30))
+				a.flags |= KWQ_ADD_REPLACE;
+			if (chance(&w->r, 30))
+				a.flags |= KWQ_ADD_LATER;
 			break;
 		case 2:
 			a.flags = KWQ_ADD_RATE_LIMITED;
@@ -659,6 +670,9 @@ static void op_get(struct worker *w)
 	default:
 		break;
 	}
+	if (chance(&w->r, 30))
+		a.processing_timeout_ns = chance(&w->r, 20) ? KWQ_TIMEOUT_NONE :
+			KWQ_PROCESSING_TIMEOUT_MIN * (1 + rn(&w->r, 5));
 	a.recs = (uintptr_t)buf;
 	mutate(w, &a, sizeof(a), 8);
 	a.recs = (uintptr_t)buf;	/* see struct_ioctl() */
@@ -778,23 +792,31 @@ static void op_done_held(struct worker *w)
 	}
 }
 
+/* A key at @key for a one-key ioctl: *@ptr and *@len, sometimes a bad length. */
+static void one_key(struct worker *w, unsigned char *key, __u64 *ptr,
+		    __u32 *len)
+{
+	int kid;
+
+	*len = (uint32_t)make_key(w, key, 0, &kid);
+	*ptr = (uintptr_t)arg_ptr(w, key, *len, 0);
+	if (chance(&w->r, 5))
+		*len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
+}
+
 static void op_num_requeues(struct worker *w)
 {
 	struct kwq_key_args a = {};
 	struct tfd *t = pick_fd(w, 0);
 	unsigned char key[KWQ_KEY_LEN_MAX];
-	int kid;
 
 	if (!t)
 		return;
-	a.len = (uint32_t)make_key(w, key, 0, &kid);
-	a.key = (uintptr_t)arg_ptr(w, key, a.len, 0);
-	if (chance(&w->r, 5))
-		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
+	one_key(w, key, &a.key, &a.len);
 	struct_ioctl(w, t->fd, 9, KWQ_IOC_NUM_REQUEUES, &a, sizeof(a), 1, 10, -1);
 }
 
-/* KWQ_IOC_REVIVE (@op 14) or KWQ_IOC_PURGE (15): a key, or all. */
+/* KWQ_IOC_REVIVE (@op 15) or KWQ_IOC_PURGE (16): a key, or all. */
 static void op_dead(struct worker *w, int op)
 {
 	struct kwq_dead_args a = {};
@@ -812,11 +834,11 @@ static void op_dead(struct worker *w, int op)
 	}
 	if (chance(&w->r, 5))
 		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
-	struct_ioctl(w, t->fd, op, op == 14 ? KWQ_IOC_REVIVE : KWQ_IOC_PURGE,
+	struct_ioctl(w, t->fd, op, op == 15 ? KWQ_IOC_REVIVE : KWQ_IOC_PURGE,
 		     &a, sizeof(a), 1, 10, -1);
 }
 
-/* KWQ_IOC_INSPECT (@op 16): one key, or a chunk of a walk. */
+/* KWQ_IOC_INSPECT (@op 17): one key, or a chunk of a walk. */
 static void op_inspect(struct worker *w)
 {
 	struct kwq_inspect_args a = {};
@@ -840,8 +862,39 @@ static void op_inspect(struct worker *w)
 					rn(&w->r, 2 * KWQ_INFO_REC_SIZE_MAX);
 	a.recs = (uintptr_t)arg_ptr(w, w->arena + ARENA / 2,
 				     8 * KWQ_INFO_REC_SIZE_MAX, 1);
-	struct_ioctl(w, t->fd, 16, KWQ_IOC_INSPECT, &a, sizeof(a), 1, 10,
+	struct_ioctl(w, t->fd, 17, KWQ_IOC_INSPECT, &a, sizeof(a), 1, 10,
 		     offsetof(struct kwq_inspect_args, recs));
+}
+
+/*
+ * TOUCH on untracked fds (a deadline on a tracked queue's held key would
+ * make its done ESTALE): keys anywhere, timeouts in and out of range.
+ */
+static void op_touch(struct worker *w)
+{
+	struct kwq_touch_args a = {};
+	struct tfd *t = pick_fd(w, 1);
+	unsigned char key[KWQ_KEY_LEN_MAX];
+
+	if (!t)
+		return;
+	one_key(w, key, &a.key, &a.len);
+	switch (rn(&w->r, 4)) {
+	case 0:
+		a.processing_timeout_ns = 0;
+		break;
+	case 1:
+		a.processing_timeout_ns = KWQ_TIMEOUT_NONE;
+		break;
+	case 2:
+		a.processing_timeout_ns = KWQ_PROCESSING_TIMEOUT_MIN *
+					  (1 + rn(&w->r, 5));
+		break;
+	default:
+		a.processing_timeout_ns = rnd(&w->r);
+		break;
+	}
+	struct_ioctl(w, t->fd, 14, KWQ_IOC_TOUCH, &a, sizeof(a), 0, 10, -1);
 }
 
 static void op_len(struct worker *w)
@@ -993,8 +1046,10 @@ static void step(struct worker *w, int child)
 		op_keys(w, 7);
 	else if (c < 66)
 		op_keys(w, 8);
-	else if (c < 68)
+	else if (c < 67)
 		op_num_requeues(w);
+	else if (c < 68)
+		op_touch(w);
 	else if (c < 71)
 		op_len(w);
 	else if (c < 72)
@@ -1002,7 +1057,7 @@ static void step(struct worker *w, int child)
 	else if (c < 73)
 		op_inspect(w);
 	else if (c < 74)
-		op_dead(w, chance(&w->r, 50) ? 14 : 15);
+		op_dead(w, chance(&w->r, 50) ? 15 : 16);
 	else if (c < 75)
 		op_shutdown(w, child);
 	else if (c < 87)

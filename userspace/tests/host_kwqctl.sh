@@ -32,6 +32,10 @@ check add_missing_key 2 "$K" add q
 check create_bad_spec 2 "$K" create q --limiter exponential:5ms
 check create_bad_mode 2 "$K" create q --mode 0999
 check add_bad_after 2 "$K" add q --after 5 k
+check add_replace_without_after 2 "$K" add q --replace k
+check add_replace_and_later 2 "$K" add q --after 1s --replace --later k
+check add_later_zero_after 2 "$K" add q --after 0s --later k
+check work_zero_heartbeat 2 "$K" work q --heartbeat 0 -- true
 check get_bad_count 2 "$K" get q -n 0
 check work_missing_cmd 2 "$K" work q -j 2
 check five_limiters 2 "$K" create q --limiter default --limiter default --limiter default
@@ -57,7 +61,7 @@ comp() {
 check completion_commands 0 test "$(comp "$K ")" = \
 	"create destroy list add add-rate-limited forget requeues remove len get done shutdown stats work inspect dead revive purge"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
-	"--limiter --max-wait --max-items --mode --max-retries --max-dead --help"
+	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --help"
 check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"
 check completion_no_option_value 0 test "$(comp "$K add q --after ")" = ""
 check completion_work_cmd 0 test "$(comp "$K work q -j 2 -- kwqctl_no_such_comman")" = ""

@@ -261,19 +261,29 @@ int main(void)
 	}
 
 	/* uapi layout: identical on 32 and 64 bit (no compat translation) */
-	ktap_check(sizeof(struct kwq_create_args) == 192 &&
+	ktap_check(sizeof(struct kwq_create_args) == 200 &&
+		   offsetof(struct kwq_create_args, processing_timeout_ns) ==
+		   KWQ_CREATE_ARGS_SIZE_VER1 &&
 		   sizeof(struct kwq_open_args) == 72 &&
 		   sizeof(struct kwq_list_args) == 16 &&
 		   sizeof(struct kwq_keys_args) == 48 &&
-		   sizeof(struct kwq_get_args) == 40 &&
+		   sizeof(struct kwq_get_args) == 48 &&
+		   offsetof(struct kwq_get_args, processing_timeout_ns) ==
+		   KWQ_GET_ARGS_SIZE_VER1 &&
+		   sizeof(struct kwq_done_get_args) == 72 &&
+		   offsetof(struct kwq_done_get_args, get.processing_timeout_ns) ==
+		   KWQ_DONE_GET_ARGS_SIZE_VER1 &&
+		   sizeof(struct kwq_touch_args) == 24 &&
 		   sizeof(struct kwq_key_args) == 16 &&
 		   sizeof(struct kwq_shutdown_args) == 8 &&
-		   sizeof(struct kwq_stats_args) == 464 &&
-		   offsetof(struct kwq_stats_args, dead) ==
+		   sizeof(struct kwq_stats_args) == 472 &&
+		   offsetof(struct kwq_stats_args, processing_timeouts_total) ==
 		   KWQ_STATS_ARGS_SIZE_VER2 &&
+		   offsetof(struct kwq_stats_args, dead) ==
+		   KWQ_STATS_ARGS_SIZE_VER2 + 8 &&
 		   sizeof(struct kwq_dead_args) == 24 &&
 		   offsetof(struct kwq_create_args, max_retries) ==
-		   KWQ_CREATE_ARGS_SIZE_VER1 &&
+		   KWQ_CREATE_ARGS_SIZE_VER1 + 8 &&
 		   offsetof(struct kwq_stats_args, depth) ==
 		   KWQ_STATS_ARGS_SIZE_VER1 &&
 		   offsetof(struct kwq_stats_args, prios) == 304 &&

@@ -8,7 +8,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 72 150
+ktap_begin kwq_kwqctl 80 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -86,6 +86,21 @@ out_is after_order "now${nl}early${nl}mid${nl}late" \
 $K done $Q now early mid late
 out_is remove_waiting 0 sh -c "$K add $Q --after 1h gone && $K remove $Q gone && $K len $Q"
 err_is remove_unknown_enoent 1 ENOENT $K remove $Q gone
+# Replaceable deadlines: --replace moves a waiting key later, --later
+# keeps the later one; the default keeps the earlier.
+$K add $Q --after 1h deb
+$K add $Q --after 1s deb
+out_is after_earlier_wins deb $K get $Q --timeout 20s
+$K done $Q deb
+$K add $Q --after 1s deb
+$K add $Q --after 1h --replace deb
+rc_is after_replace_moves_later 3 $K get $Q --timeout 2s
+$K add $Q --after 1s --replace deb
+$K add $Q --after 1h --later deb
+rc_is after_later_keeps_later 3 $K get $Q --timeout 2s
+$K add $Q --after 10ms --replace deb
+out_is after_replace_moves_earlier deb $K get $Q --timeout 20s
+$K done $Q deb
 
 # --- limiters: exact delays via add-rate-limited ---------------------
 $K create $Q-exp --limiter exponential:5ms:1s
@@ -157,7 +172,8 @@ cat >$T/cmd <<EOF
 echo "\$1 \$KWQ_KEY" >>$T/ran
 case "\$1" in
 fail*) exit 3 ;;
-slow*) echo \$\$ >$T/slowpid; exec sleep 60 ;;
+slow*) echo \$\$ >>$T/slowpid; exec sleep 60 ;;
+nap*) sleep 1 ;;
 esac
 exit 0
 EOF
@@ -196,7 +212,8 @@ run $K stats $W --json
 grep -q '"processing":1' $T/out && pass work_leases_key || fail work_leases_key "$(cat $T/out)"
 kill -9 $wpid
 wait $wpid 2>/dev/null
-kill -9 "$(cat $T/slowpid)" 2>/dev/null
+kill -9 $(cat $T/slowpid) 2>/dev/null
+: >$T/slowpid
 run $K stats $W --json
 grep -q '"len":1,' $T/out && grep -q '"processing":0' $T/out && grep -q '"lease_returns":1' $T/out &&
 	pass work_kill9_returns_key || fail work_kill9_returns_key "$(cat $T/out)"
@@ -257,6 +274,40 @@ run $K inspect $I --limit 2
 err_is inspect_unknown_key_enoent 1 ENOENT $K inspect $I zz
 rc_is inspect_bad_state_usage 2 $K inspect $I --state nope
 $K destroy $I
+# processing deadlines: a hung CMD's key is taken back and runs again on
+# the other worker; a heartbeat keeps a slow CMD's key
+$K create $W --processing-timeout 300ms --limiter exponential:10ms:1s
+$K add $W slow2
+: >$T/ran
+$K work $W -j 2 -- $T/cmd 2>$T/work.err &
+wpid=$!
+wait_for 2 '^slow2' $T/ran
+run $K stats $W --json
+grep -q '"processing_timeouts_total":[1-9]' $T/out &&
+	pass work_hung_key_taken_back_by_deadline || fail work_hung_key_taken_back_by_deadline "$(cat $T/out)"
+run $K requeues $W slow2
+grep -qx '[1-9][0-9]*' $T/out && pass deadline_counts_a_failure ||
+	fail deadline_counts_a_failure "$(cat $T/out)"
+kill -9 $wpid
+wait $wpid 2>/dev/null
+kill -9 $(cat $T/slowpid) 2>/dev/null
+: >$T/slowpid
+$K destroy $W
+$K create $W --processing-timeout 300ms
+$K add $W nap1
+: >$T/ran
+$K work $W --heartbeat 100ms -- $T/cmd 2>$T/work.err &
+wpid=$!
+wait_for 1 '^nap1' $T/ran
+sleep 1.5
+run $K stats $W --json
+grep -q '"processing_timeouts_total":0' $T/out && grep -q '"processing":0' $T/out &&
+	[ "$(grep -c '^nap1' $T/ran)" = 1 ] &&
+	pass work_heartbeat_keeps_slow_key || fail work_heartbeat_keeps_slow_key "$(cat $T/out) $(cat $T/ran)"
+$K shutdown $W --drain
+wait $wpid
+$K destroy $W
+rc_is create_bad_processing_timeout 1 $K create $W --processing-timeout 1us
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help

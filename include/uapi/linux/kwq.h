@@ -59,6 +59,16 @@ struct kwq_limit {
 	__u64 b;
 };
 
+/*
+ * Processing timeouts (struct kwq_create_args, struct kwq_get_args,
+ * struct kwq_touch_args), in ns: a key processing longer loses its lease
+ * and is requeued as a failure. 0 in kwq_get_args and kwq_touch_args
+ * means the queue's timeout; KWQ_TIMEOUT_NONE means no deadline.
+ */
+#define KWQ_PROCESSING_TIMEOUT_MIN	1000000ULL		/* 1 ms */
+#define KWQ_PROCESSING_TIMEOUT_MAX	(86400ULL * 365 * 1000000000ULL)
+#define KWQ_TIMEOUT_NONE		(~0ULL)
+
 /**
  * struct kwq_create_args - KWQ_IOC_CREATE: create a queue, attach the fd
  * @name: NUL-terminated queue name, unique in the caller's IPC namespace
@@ -72,6 +82,9 @@ struct kwq_limit {
  *
  * Version 1 ends here (KWQ_CREATE_ARGS_SIZE_VER1 bytes).
  *
+ * @processing_timeout_ns: processing deadline of every get, 0 = none,
+ *	else KWQ_PROCESSING_TIMEOUT_MIN..KWQ_PROCESSING_TIMEOUT_MAX (EINVAL
+ *	otherwise)
  * @max_retries: the dead set: a rate-limited add of a key that already
  *	failed this many times moves it to the dead set instead of
  *	requeueing it; 0..KWQ_MAX_RETRIES, 0 = no dead set
@@ -87,6 +100,8 @@ struct kwq_create_args {
 	__u32 max_items;
 	__u64 max_wait_ns;
 	struct kwq_limit limits[KWQ_LIMITS_MAX];
+	/* version 2 */
+	__u64 processing_timeout_ns;
 	__u32 max_retries;
 	__u32 max_dead;
 };
@@ -144,6 +159,13 @@ struct kwq_rec {
 /* struct kwq_keys_args.flags for KWQ_IOC_ADD; at most one of them */
 #define KWQ_ADD_AFTER		0x1	/* delay by after_ns */
 #define KWQ_ADD_RATE_LIMITED	0x2	/* delay from the queue's limiter */
+/*
+ * With KWQ_ADD_AFTER and after_ns > 0 only (EINVAL otherwise), at most
+ * one: which deadline a key that has one keeps. Without either the
+ * earlier wins, as in client-go.
+ */
+#define KWQ_ADD_REPLACE		0x4	/* the new one, even if later */
+#define KWQ_ADD_LATER		0x8	/* the later one */
 
 /**
  * struct kwq_keys_args - a batch of keys: KWQ_IOC_ADD, KWQ_IOC_DONE,
@@ -166,8 +188,9 @@ struct kwq_rec {
  * budget, module parameter max_bytes_per_user, is spent), ESHUTDOWN (add
  * after shutdown),
  * ENOENT (done of a key not processing, remove of a key not queued),
- * EPERM (done of a key leased to another fd), EBUSY (remove of a key
- * that is processing and not queued again).
+ * EPERM (done of a key leased to another fd), ESTALE (done of a key
+ * whose lease this fd lost to its processing deadline), EBUSY (remove of
+ * a key that is processing and not queued again).
  */
 struct kwq_keys_args {
 	__u64 recs;
@@ -199,8 +222,18 @@ struct kwq_keys_args {
  * @nr: out: keys taken
  * @used: out: bytes of @recs filled
  *
+ * Version 1 ends here (KWQ_GET_ARGS_SIZE_VER1 bytes).
+ *
+ * @processing_timeout_ns: the processing deadline of the keys taken: 0
+ *	the queue's (struct kwq_create_args), KWQ_TIMEOUT_NONE none, else
+ *	KWQ_PROCESSING_TIMEOUT_MIN..KWQ_PROCESSING_TIMEOUT_MAX (EINVAL
+ *	otherwise)
+ *
  * Keys taken are processing until KWQ_IOC_DONE. Unless KWQ_GET_DETACHED,
  * they are leased to this fd: closing it puts them back in the queue.
+ * A key still processing at its deadline is taken back (requeued as a
+ * failure, as KWQ_ADD_RATE_LIMITED then KWQ_IOC_DONE would); a DONE or
+ * TOUCH of it by this fd is then ESTALE. KWQ_IOC_TOUCH moves the deadline.
  * Once the queue is shut down and no key is ready: ESHUTDOWN.
  */
 struct kwq_get_args {
@@ -212,7 +245,11 @@ struct kwq_get_args {
 	__s64 timeout_ns;
 	__u32 nr;
 	__u32 used;
+	/* version 2 */
+	__u64 processing_timeout_ns;
 };
+
+#define KWQ_GET_ARGS_SIZE_VER1		40
 
 /**
  * struct kwq_done_get_args - KWQ_IOC_DONE_GET: a worker's cycle in one call
@@ -234,6 +271,30 @@ struct kwq_done_get_args {
 	__u32 done;
 	__u32 pad;
 	struct kwq_get_args get;
+};
+
+/* Version 1: with version 1 of struct kwq_get_args. */
+#define KWQ_DONE_GET_ARGS_SIZE_VER1	64
+
+/**
+ * struct kwq_touch_args - KWQ_IOC_TOUCH: move the processing deadline of
+ *	a key this fd holds (a heartbeat)
+ * @key: user pointer to the key bytes
+ * @len: key length
+ * @flags: 0
+ * @processing_timeout_ns: the new deadline, from now: 0 the queue's
+ *	timeout, KWQ_TIMEOUT_NONE none, else KWQ_PROCESSING_TIMEOUT_MIN..
+ *	KWQ_PROCESSING_TIMEOUT_MAX
+ *
+ * Errors: ENOENT (the key is not processing), EPERM (leased to another
+ * fd), ESTALE (this fd's lease on it was revoked by its deadline), EINVAL.
+ * A key taken KWQ_GET_DETACHED may be touched by any fd of the queue.
+ */
+struct kwq_touch_args {
+	__u64 key;
+	__u32 len;
+	__u32 flags;
+	__u64 processing_timeout_ns;
 };
 
 /**
@@ -326,6 +387,7 @@ struct kwq_stats_hist {
  *
  * Version 2 ends here (KWQ_STATS_ARGS_SIZE_VER2 bytes).
  *
+ * @processing_timeouts_total: leases revoked by their processing deadline
  * @dead: keys in the dead set
  * @dead_total: keys moved to the dead set
  * @dead_dropped_total: dead keys dropped to honour the dead set's bound
@@ -353,6 +415,7 @@ struct kwq_stats_args {
 	struct kwq_prio_len prios[KWQ_STATS_PRIOS];
 	__u64 prios_other;
 	/* version 3 */
+	__u64 processing_timeouts_total;
 	__u64 dead;
 	__u64 dead_total;
 	__u64 dead_dropped_total;
@@ -491,5 +554,6 @@ struct kwq_inspect_args {
 #define KWQ_IOC_REVIVE		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_dead_args)
 #define KWQ_IOC_PURGE		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_dead_args)
 #define KWQ_IOC_INSPECT		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_inspect_args)
+#define KWQ_IOC_TOUCH		_IOW(KWQ_IOC_MAGIC, 0x0e, struct kwq_touch_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */
