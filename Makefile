@@ -93,6 +93,8 @@ install: modules userspace
 		INSTALL_MOD_DIR=updates modules_install
 	install -D -m 644 tools/udev/60-kwq.rules $(DESTDIR)$(UDEVDIR)/60-kwq.rules
 	install -D -m 644 include/linux/kwq.h $(DESTDIR)$(KWQ_SRCDIR)/include/linux/kwq.h
+	install -D -m 644 include/uapi/linux/kwq.h \
+		$(DESTDIR)$(KWQ_SRCDIR)/include/uapi/linux/kwq.h
 	install -D -m 644 Module.symvers \
 		$(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE)/Module.symvers
 	$(MAKE) -C userspace install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
@@ -102,11 +104,14 @@ uninstall:
 	rm -f $(DESTDIR)$(UDEVDIR)/60-kwq.rules
 	rm -f $(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE)/Module.symvers
 	rmdir $(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE) 2>/dev/null || true
-	@# The header serves every kernel: it goes with the last Module.symvers.
+	@# The headers serve every kernel: they go with the last Module.symvers.
 	if rmdir $(DESTDIR)$(KWQ_SRCDIR)/symvers 2>/dev/null || \
 			! test -d $(DESTDIR)$(KWQ_SRCDIR)/symvers; then \
-		rm -f $(DESTDIR)$(KWQ_SRCDIR)/include/linux/kwq.h; \
-		rmdir $(DESTDIR)$(KWQ_SRCDIR)/include/linux $(DESTDIR)$(KWQ_SRCDIR)/include \
+		rm -f $(DESTDIR)$(KWQ_SRCDIR)/include/linux/kwq.h \
+			$(DESTDIR)$(KWQ_SRCDIR)/include/uapi/linux/kwq.h; \
+		rmdir $(DESTDIR)$(KWQ_SRCDIR)/include/linux \
+			$(DESTDIR)$(KWQ_SRCDIR)/include/uapi/linux \
+			$(DESTDIR)$(KWQ_SRCDIR)/include/uapi $(DESTDIR)$(KWQ_SRCDIR)/include \
 			$(DESTDIR)$(KWQ_SRCDIR) 2>/dev/null || true; \
 	fi
 	$(MAKE) -C userspace uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)

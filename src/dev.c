@@ -122,14 +122,11 @@ MODULE_PARM_DESC(max_bytes_per_user,
 /* The largest record buffer a batch call reads. */
 #define KWQ_RECS_LEN_MAX	(KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX)
 
-static_assert(KWQ_NAME_MAX + 1 == KWQ_NAME_LEN);
-static_assert(KWQ_KEY_LEN_MAX == KWQ_KEY_MAX);
-static_assert(KWQ_LIMITS_MAX == KWQ_MAX_LIMITERS);
-static_assert(KWQ_LIMIT_EXPONENTIAL == KWQ_LIMITER_EXPONENTIAL);
-static_assert(KWQ_LIMIT_FAST_SLOW == KWQ_LIMITER_FAST_SLOW);
-static_assert(KWQ_LIMIT_BUCKET == KWQ_LIMITER_BUCKET);
-static_assert(KWQ_STATS_BUCKETS == KWQ_HIST_BUCKETS);
-static_assert(KWQ_STATS_PRIOS == KWQ_STATS_PRIO_LEVELS);
+static_assert(KWQ_INFO_REC_SIZE(0) == sizeof(struct kwq_info_rec));
+static_assert(KWQ_CREATE_ARGS_SIZE_VER1 ==
+	      offsetof(struct kwq_create_args, max_retries));
+static_assert(KWQ_STATS_ARGS_SIZE_VER2 ==
+	      offsetof(struct kwq_stats_args, dead));
 
 struct kwq_ns {
 	struct list_head node;		/* kwq_ns_list */
@@ -185,7 +182,21 @@ struct kwq_file {
 	struct mutex out_lock;		/* held by the call using ->scratch */
 	struct mutex in_lock;		/* ... using ->scratch + OUT_LEN */
 	u8 *scratch;			/* KWQ_SCRATCH_SIZE bytes */
+	struct pid *pid;		/* the opener: holder of its leases */
 };
+
+/*
+ * The holder id KWQ_IOC_INSPECT reports for a key leased to an owner
+ * cookie of ours: the opener of the file, in the reader's pid namespace
+ * (0 if not visible there). Called under the queue lock while the key is
+ * leased to the file, so the file is still open.
+ */
+static u32 kwq_file_holder(const void *owner)
+{
+	const struct kwq_file *kf = owner;
+
+	return pid_vnr(kf->pid);
+}
 
 /* The IPC namespace of the caller: names are looked up there. */
 static struct ipc_namespace *kwq_current_ipc_ns(void)
@@ -449,15 +460,16 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
 
 /*
  * Copy a size-versioned argument struct in. The size comes from the ioctl
- * number: smaller than the first version is EINVAL, a larger one must have
- * a zero tail (E2BIG otherwise, from copy_struct_from_user()).
+ * number: smaller than the first version (@min) is EINVAL, an older one
+ * reads as zero past its end, a larger one must have a zero tail (E2BIG
+ * otherwise, from copy_struct_from_user()).
  */
-static __always_inline int kwq_copy_args(void *dst, size_t ksize,
+static __always_inline int kwq_copy_args(void *dst, size_t ksize, size_t min,
 					 unsigned int cmd, unsigned long arg)
 {
 	size_t usize = _IOC_SIZE(cmd);
 
-	if (usize < ksize)
+	if (usize < min)
 		return -EINVAL;
 	/*
 	 * This version's size, the common case: inlined, a copy of constant
@@ -549,6 +561,8 @@ struct kwq_ioc {
 		struct kwq_done_get_args done_get;
 		struct kwq_key_args key;
 		struct kwq_shutdown_args shutdown;
+		struct kwq_dead_args dead;
+		struct kwq_inspect_args inspect;
 	} a;
 };
 
@@ -570,6 +584,9 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 		return ret;
 	cfg.max_wait_ns = a->max_wait_ns;
 	cfg.max_items = a->max_items ?: max_items_per_queue;
+	/* The core checks their ranges (EINVAL). */
+	cfg.max_retries = a->max_retries;
+	cfg.max_dead = a->max_dead;
 	/* Keys to the adding task's memcg, the queue to its creator's. */
 	cfg.flags = KWQ_CONFIG_CHARGE_CALLER;
 
@@ -608,6 +625,8 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	ret = PTR_ERR_OR_ZERO(q);
 	if (ret)
 		goto out_user;
+	/* Its leases' owners are our files (or none). */
+	kwq_set_holder(q, kwq_file_holder);
 	for (u = user; u; u = u->parent)
 		u->nr_queues++;
 	uq->q = q;
@@ -1448,6 +1467,121 @@ static int kwq_ioc_stats(struct kwq_ioc *c)
 }
 
 /*
+ * KWQ_IOC_REVIVE and KWQ_IOC_PURGE: one dead key (@one) or, with
+ * KWQ_DEAD_ALL, every dead key (@all).
+ */
+static int kwq_ioc_dead_op(struct kwq_ioc *c,
+			   int (*one)(struct kwq *q, const void *key,
+				      size_t len),
+			   long (*all)(struct kwq *q))
+{
+	u8 key[KWQ_KEY_LEN_MAX];
+	struct kwq_dead_args *a = &c->a.dead;
+	long ret;
+
+	if (a->flags & ~KWQ_DEAD_ALL)
+		return -EINVAL;
+	if (a->flags & KWQ_DEAD_ALL) {
+		if (a->key || a->len)
+			return -EINVAL;
+		ret = all(c->uq->q);
+	} else {
+		if (!a->len || a->len > KWQ_KEY_LEN_MAX)
+			return -EINVAL;
+		if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
+			return -EFAULT;
+		ret = one(c->uq->q, key, a->len);
+		ret = ret ?: 1;
+	}
+	if (ret < 0)
+		return kwq_uq_err(c->uq, ret);
+	a->count = ret;
+	return kwq_copy_args_out(c->arg, a, sizeof(*a));
+}
+
+static int kwq_ioc_revive(struct kwq_ioc *c)
+{
+	return kwq_ioc_dead_op(c, kwq_revive, kwq_revive_all);
+}
+
+static int kwq_ioc_purge(struct kwq_ioc *c)
+{
+	return kwq_ioc_dead_op(c, kwq_purge, kwq_purge_all);
+}
+
+/* Write @k as a struct kwq_info_rec record at @dst; its size, or -EFAULT. */
+static long kwq_info_rec_put(u8 __user *dst, const struct kwq_key_info *k)
+{
+	u8 rec[KWQ_INFO_REC_SIZE_MAX];
+	struct kwq_info_rec *r = (void *)rec;
+	size_t size = KWQ_INFO_REC_SIZE(k->key_len);
+
+	memset(rec, 0, size);
+	kwq_info_to_rec(k, r);
+	memcpy(rec + sizeof(*r), k->key, k->key_len);
+	return copy_to_user(dst, rec, size) ? -EFAULT : size;
+}
+
+/*
+ * KWQ_IOC_INSPECT: one key (kwq_inspect()) or a chunk of a walk
+ * (kwq_inspect_list()), as records. The walk only reads: a call that
+ * fails leaves the caller's cursor as it was.
+ */
+static int kwq_ioc_inspect(struct kwq_ioc *c)
+{
+	struct kwq_inspect_args *a = &c->a.inspect;
+	u8 __user *recs = u64_to_user_ptr(a->recs);
+	struct kwq_key_info *infos;
+	u8 key[KWQ_KEY_LEN_MAX];
+	u64 cursor = a->cursor;
+	unsigned int max, i;
+	long ret, size;
+
+	if (a->recs_len < KWQ_INFO_REC_SIZE_MAX)
+		return -EINVAL;
+	if (a->key) {
+		if (!a->len || a->len > KWQ_KEY_LEN_MAX || a->states ||
+		    a->cursor || a->max)
+			return -EINVAL;
+		if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
+			return -EFAULT;
+		max = 1;
+	} else {
+		if (a->len || !a->states || a->states & ~KWQ_KEY_STATES_ALL ||
+		    !a->max || a->max > KWQ_INSPECT_MAX)
+			return -EINVAL;
+		max = min(a->max, a->recs_len / KWQ_INFO_REC_SIZE_MAX);
+	}
+	infos = kvmalloc_array(max, sizeof(*infos), GFP_KERNEL_ACCOUNT);
+	if (!infos)
+		return -ENOMEM;
+	if (a->key)
+		ret = kwq_inspect(c->uq->q, key, a->len, infos) ?: 1;
+	else
+		ret = kwq_inspect_list(c->uq->q, a->states, &cursor, infos,
+				       max);
+	if (ret < 0) {
+		ret = kwq_uq_err(c->uq, ret);
+		goto out;
+	}
+	a->used = 0;
+	for (i = 0; i < ret; i++) {
+		size = kwq_info_rec_put(recs + a->used, &infos[i]);
+		if (size < 0) {
+			ret = size;
+			goto out;
+		}
+		a->used += size;
+	}
+	a->nr = ret;
+	a->cursor = cursor;
+	ret = kwq_copy_args_out(c->arg, a, sizeof(*a));
+out:
+	kvfree(infos);
+	return ret;
+}
+
+/*
  * An ioctl of /dev/kwq: its number (this version's: the direction it must
  * carry and the size of the struct copied in), its handler, and what
  * kwq_dev_ioctl() does before the call.
@@ -1456,6 +1590,8 @@ struct kwq_ioc_desc {
 	unsigned int cmd;
 	int (*fn)(struct kwq_ioc *c);
 	unsigned int flags;
+	/* the first version's size, if the struct has grown since; else 0 */
+	unsigned int min_size;
 };
 
 #define KWQ_IOCF_QUEUE	0x1	/* needs an attached queue (c->uq) */
@@ -1465,7 +1601,7 @@ struct kwq_ioc_desc {
 
 static const struct kwq_ioc_desc kwq_ioctls[] = {
 	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, kwq_ioc_create,
-				      KWQ_IOCF_IN },
+				      KWQ_IOCF_IN, KWQ_CREATE_ARGS_SIZE_VER1 },
 	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, kwq_ioc_open, KWQ_IOCF_IN },
 	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, kwq_ioc_destroy,
 				       KWQ_IOCF_IN },
@@ -1489,6 +1625,12 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 				     KWQ_IOCF_QUEUE },
 	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, kwq_ioc_done_get,
 					KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_REVIVE)] = { KWQ_IOC_REVIVE, kwq_ioc_revive,
+				      KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_PURGE)] = { KWQ_IOC_PURGE, kwq_ioc_purge,
+				     KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_INSPECT)] = { KWQ_IOC_INSPECT, kwq_ioc_inspect,
+				       KWQ_IOCF_QIN },
 };
 
 /*
@@ -1521,7 +1663,8 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 			return PTR_ERR(c.uq);
 	}
 	if (d->flags & KWQ_IOCF_IN) {
-		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd), cmd, arg);
+		ret = kwq_copy_args(&c.a, _IOC_SIZE(d->cmd),
+				    d->min_size ?: _IOC_SIZE(d->cmd), cmd, arg);
 		if (ret)
 			return ret;
 	}
@@ -1553,6 +1696,7 @@ static int kwq_dev_open(struct inode *inode, struct file *file)
 	mutex_init(&kf->out_lock);
 	mutex_init(&kf->in_lock);
 	mutex_init(&kf->attach_lock);
+	kf->pid = get_pid(task_tgid(current));
 	file->private_data = kf;
 	return nonseekable_open(inode, file);
 }
@@ -1569,6 +1713,7 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 	mutex_destroy(&kf->attach_lock);
 	mutex_destroy(&kf->out_lock);
 	mutex_destroy(&kf->in_lock);
+	put_pid(kf->pid);
 	kfree(kf->scratch);
 	kfree(kf);
 	return 0;

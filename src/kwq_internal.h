@@ -111,6 +111,18 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item);
 wait_queue_head_t *kwq_get_waitqueue(struct kwq *q);
 __poll_t kwq_poll(struct kwq *q);
 
+/*
+ * inspect.c, for dev.c: before @q is visible to anyone, tell kwq how to
+ * turn an owner cookie of kwq_get() into the holder id kwq_inspect()
+ * reports; @holder is called under the queue lock, while the key is
+ * leased to @owner.
+ */
+void kwq_set_holder(struct kwq *q, u32 (*holder)(const void *owner));
+struct kwq_key_info;
+struct kwq_info_rec;
+/* inspect.c: @k as the header of its KWQ_IOC_INSPECT record. */
+void kwq_info_to_rec(const struct kwq_key_info *k, struct kwq_info_rec *r);
+
 /* registry.c, for dev.c and main.c */
 /* What kwq_destroy() calls to take a queue off /dev/kwq; NULL: nothing. */
 void kwq_registry_set_unpublish(void (*unpublish)(struct kwq *q));

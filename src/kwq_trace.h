@@ -2,7 +2,8 @@
 /*
  * Tracepoints of the kwq queue core (trace system "kwq"), each named for
  * what happened to a key or a queue: key_added, key_rate_limited,
- * key_taken, key_finished, key_due, queue_shutdown. They fire under the
+ * key_taken, key_finished, key_due, key_died, key_revived, key_purged,
+ * queue_shutdown. They fire under the
  * queue lock.
  *
  * Keys are arbitrary bytes: an event keeps the first KWQ_TRACE_KEY_MAX of
@@ -99,6 +100,21 @@ KWQ_KEY_EVENT(key_finished);
 
 /* A waiting key's delay passed: arg = ns the expiry came after it. */
 KWQ_KEY_EVENT(key_due);
+
+/*
+ * A key failed with max_retries used up and moved to the dead set
+ * (at its done if it was processing): arg = its failure count.
+ */
+KWQ_KEY_EVENT(key_died);
+
+/*
+ * A dead key left the dead set for the ready queue, its failure count
+ * reset: arg 0 = an add, 1 = kwq_revive() or kwq_revive_all().
+ */
+KWQ_KEY_EVENT(key_revived);
+
+/* A dead key was dropped by kwq_purge() or kwq_purge_all(). */
+KWQ_KEY_EVENT(key_purged);
 
 TRACE_EVENT(queue_shutdown,
 	    TP_PROTO(const struct kwq *q, bool drain, u64 dropped, u64 ready,

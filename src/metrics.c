@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-queue metrics file in the Prometheus text exposition format, with
+ * Per-queue debugfs files: keys, every key of the queue and where it is
+ * (kwq_inspect_list()), and metrics, in the Prometheus text exposition
+ * format, with
  * client-go's workqueue_* names (label name="<queue>") and kwq_* extras:
  * /sys/kernel/debug/kwq/<queue>/metrics for the queues of kernel callers,
  * kwq/ipc:<inum>/<queue>/metrics for those created through /dev/kwq in
@@ -27,10 +29,15 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/kwq.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/string_helpers.h>
 #include <linux/stdarg.h>
 
+#include "kwq/keys.h"
 #include "kwq/metrics.h"
 #include "kwq_internal.h"
 #include "queue.h"
@@ -61,6 +68,108 @@ static int kwq_metrics_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kwq_metrics);
 
+/*
+ * The keys file: every key of the queue, a line each, walked with
+ * kwq_inspect_list() KWQ_KEYS_CHUNK keys per call, so a read holds the
+ * queue lock for one chunk at a time however large the queue is. A
+ * sequential reader sees each key present for the whole read once; a
+ * read from offset 0 starts the walk over.
+ */
+#define KWQ_KEYS_CHUNK	16
+
+struct kwq_keys_iter {
+	struct kwq *q;
+	u64 cursor;
+	bool done;		/* the walk reached its end */
+	unsigned int nr, pos;	/* keys in ->infos, the next to show */
+	struct kwq_key_info infos[KWQ_KEYS_CHUNK];
+};
+
+/* The next key of the walk, NULL at its end (or on an error). */
+static struct kwq_key_info *kwq_keys_next_info(struct kwq_keys_iter *it)
+{
+	int ret;
+
+	while (it->pos == it->nr && !it->done) {
+		ret = kwq_inspect_list(it->q, KWQ_KEY_STATES_ALL, &it->cursor,
+				       it->infos, KWQ_KEYS_CHUNK);
+		if (ret == -EAGAIN) {
+			/* The table is being resized: a moment. */
+			usleep_range(100, 1000);
+			continue;
+		}
+		it->nr = max(ret, 0);
+		it->pos = 0;
+		it->done = ret < 0 || !it->cursor;
+	}
+	return it->pos < it->nr ? &it->infos[it->pos] : NULL;
+}
+
+static void *kwq_keys_start(struct seq_file *m, loff_t *pos)
+{
+	struct kwq_keys_iter *it = m->private;
+
+	if (!*pos) {
+		it->cursor = 0;
+		it->done = false;
+		it->nr = 0;
+		it->pos = 0;
+	}
+	return kwq_keys_next_info(it);
+}
+
+static void *kwq_keys_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct kwq_keys_iter *it = m->private;
+
+	++*pos;
+	it->pos++;
+	return kwq_keys_next_info(it);
+}
+
+static void kwq_keys_stop(struct seq_file *m, void *v)
+{
+}
+
+/* The key, escaped as the tracepoints do, then include/kwq/keys.h's line. */
+static int kwq_keys_show(struct seq_file *m, void *v)
+{
+	const struct kwq_key_info *k = v;
+	struct kwq_info_rec rec;
+
+	seq_escape_mem(m, k->key, k->key_len, ESCAPE_ANY | ESCAPE_NAP,
+		       " \\\"");
+	kwq_info_to_rec(k, &rec);
+	kwq_key_render(kwq_metrics_seq, m, &rec);
+	return 0;
+}
+
+static const struct seq_operations kwq_keys_sops = {
+	.start = kwq_keys_start,
+	.next = kwq_keys_next,
+	.stop = kwq_keys_stop,
+	.show = kwq_keys_show,
+};
+
+static int kwq_keys_open(struct inode *inode, struct file *file)
+{
+	struct kwq_keys_iter *it;
+
+	it = __seq_open_private(file, &kwq_keys_sops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->q = inode->i_private;
+	return 0;
+}
+
+static const struct file_operations kwq_keys_fops = {
+	.owner = THIS_MODULE,
+	.open = kwq_keys_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
+
 /* A directory for dev.c's queues of one namespace (an ERR_PTR if none). */
 struct dentry *kwq_debugfs_dir(const char *name)
 {
@@ -72,9 +181,11 @@ void kwq_debugfs_add(struct kwq *q, struct dentry *parent)
 {
 	q->debugfs = debugfs_create_dir(q->name, parent ?: kwq_debugfs_root);
 	/* "." and ".." are valid queue names but not directory names. */
-	if (!IS_ERR(q->debugfs))
-		debugfs_create_file("metrics", 0444, q->debugfs, q,
-				    &kwq_metrics_fops);
+	if (IS_ERR(q->debugfs))
+		return;
+	debugfs_create_file("metrics", 0444, q->debugfs, q, &kwq_metrics_fops);
+	/* Keys are the queue's data: root only. */
+	debugfs_create_file("keys", 0400, q->debugfs, q, &kwq_keys_fops);
 }
 
 /* Under the lock of @q's name; waits for readers of the file. */

@@ -132,7 +132,8 @@ static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 
 static void kwq_fail_inc(struct kwq *q, struct kwq_node *n)
 {
-	if (!q->limiters.per_key)
+	/* A dead set counts failures even without a per-key limiter. */
+	if (!q->limiters.per_key && !q->max_retries)
 		return;
 	if (!n->failures)
 		q->nr_failure_records++;
@@ -172,6 +173,53 @@ static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
 {
 	list_del(&n->link);
 	q->nr_idle--;
+}
+
+static void kwq_dead_unlink(struct kwq *q, struct kwq_node *n)
+{
+	list_del(&n->link);
+	q->nr_dead--;
+}
+
+/*
+ * @n, neither queued nor processing, joins the dead set as its newest
+ * member, having last failed at @failed_ns; the oldest member is dropped
+ * beyond ->max_dead. Kept in the hash (and charged) like any key.
+ */
+static void kwq_bury(struct kwq *q, struct kwq_node *n, u64 failed_ns)
+{
+	struct kwq_node *old;
+
+	WRITE_ONCE(n->state, KWQ_DEAD);
+	n->deadline = 0;
+	n->owner = NULL;
+	n->start_ns = failed_ns;
+	list_add_tail(&n->link, &q->dead);
+	q->nr_dead++;
+	q->dead_total++;
+	trace_key_died(q, n->key, n->key_len, n->failures, n->prio, 0);
+	if (q->nr_dead > q->max_dead) {
+		old = list_first_entry(&q->dead, struct kwq_node, link);
+		kwq_dead_unlink(q, old);
+		kwq_node_free(q, old, NULL);
+		q->dead_dropped_total++;
+	}
+}
+
+/*
+ * Processing @n, out of the processing list, was to die at its done
+ * (KWQ_REQUEUE_DEAD): bury it, and say so; else leave it alone.
+ */
+static bool kwq_bury_dying(struct kwq *q, struct kwq_node *n)
+{
+	u64 failed_ns = n->dirty_ns;
+
+	if (n->requeue != KWQ_REQUEUE_DEAD)
+		return false;
+	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
+	q->nr_items--;
+	kwq_bury(q, n, failed_ns);
+	return true;
 }
 
 /*
@@ -225,6 +273,14 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 	trace_key_finished(q, n->key, n->key_len,
 			   kwq_since(now, n->start_ns), n->prio, requeue);
 	n->owner = NULL;
+	if (likely(requeue == KWQ_REQUEUE_NONE)) {
+		kwq_release_node(q, n, pp);
+		return false;
+	}
+	if (requeue == KWQ_REQUEUE_DEAD) {
+		kwq_bury_dying(q, n);
+		return false;
+	}
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 	if (requeue == KWQ_REQUEUE_DELAYED) {
 		if (q->shutting_down) {
@@ -242,12 +298,9 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 		ready_ns = n->deadline;
 		n->deadline = 0;
 	}
-	if (requeue == KWQ_REQUEUE_READY) {
-		kwq_make_ready(q, n, n->requeue_prio, ready_ns);
-		return true;
-	}
-	kwq_release_node(q, n, pp);
-	return false;
+	/* Dirty, or delayed and due */
+	kwq_make_ready(q, n, n->requeue_prio, ready_ns);
+	return true;
 }
 
 /*
@@ -294,7 +347,11 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 		n->prio = prio;
 		return changed;
 	case KWQ_PROCESSING:
-		if (n->requeue == KWQ_REQUEUE_NONE) {
+		if (n->requeue == KWQ_REQUEUE_NONE ||
+		    n->requeue == KWQ_REQUEUE_DEAD) {
+			/* An add after the death revives: the count starts over. */
+			if (n->requeue == KWQ_REQUEUE_DEAD)
+				kwq_fail_clear(q, n);
 			kwq_set_requeue(q, n, deadline ? KWQ_REQUEUE_DELAYED :
 							 KWQ_REQUEUE_READY, now);
 			n->deadline = deadline;
@@ -354,6 +411,41 @@ static __always_inline void kwq_unlock(struct kwq *q, unsigned long flags,
 		wake_up(&q->drain_wq);
 }
 
+/*
+ * Under q->lock: @n failed once more with max_retries used up. A queued
+ * key leaves its queue for the dead set now, a processing one at its
+ * done (an add before that revives it); a dead one stays dead, as its
+ * newest member.
+ */
+static void kwq_kill(struct kwq *q, struct kwq_node *n, u64 now)
+{
+	switch (n->state) {
+	case KWQ_READY:
+		kwq_ready_unlink(q, n);
+		q->nr_items--;
+		break;
+	case KWQ_WAITING:
+		kwq_wait_unlink(q, n);
+		q->nr_items--;
+		kwq_timer_update(q);
+		break;
+	case KWQ_PROCESSING:
+		kwq_set_requeue(q, n, KWQ_REQUEUE_DEAD, now);
+		n->deadline = 0;
+		/* ->dirty_ns: the time of the failure, until the done */
+		n->dirty_ns = now;
+		return;
+	case KWQ_DEAD:
+		list_move_tail(&n->link, &q->dead);
+		n->start_ns = now;
+		return;
+	default:
+		kwq_idle_unlink(q, n);
+		break;
+	}
+	kwq_bury(q, n, now);
+}
+
 /* A plain add: no rate limit, no delay (an add that may change nothing). */
 static inline bool kwq_add_plain(bool limited, s64 after_ns)
 {
@@ -404,6 +496,18 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		a->now = kwq_now(q);
 		a->now_read = true;
 	}
+	/* The failure that uses up max_retries: no requeue, the dead set. */
+	if (a->limited && unlikely(q->max_retries) && n &&
+	    n->failures >= q->max_retries) {
+		kwq_fail_inc(q, n);
+		q->retries_total++;
+		kwq_kill(q, n, a->now);
+		delay = KWQ_DELAY_DEAD;
+		if (delay_ns)
+			*delay_ns = delay;
+		landed = true;
+		goto out;
+	}
 	if (a->limited) {
 		memset(&plan, 0, sizeof(plan));
 		delay = kwq_limiters_when(&q->limiters, n ? n->failures : 0, a->now, &plan);
@@ -412,7 +516,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	if (after_ns > 0)
 		deadline = kwq_deadline(a->now, after_ns);
 
-	if (!n || n->state == KWQ_IDLE) {
+	if (!n || kwq_unqueued(n->state)) {
 		if (q->max_items && q->nr_items >= q->max_items) {
 			ret = -ENOSPC;
 			goto out;
@@ -424,8 +528,13 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 				ret = PTR_ERR(n);
 				goto out;
 			}
-		} else {
+		} else if (n->state == KWQ_IDLE) {
 			kwq_idle_unlink(q, n);
+		} else {
+			/* An add of a dead key revives it, count reset. */
+			kwq_dead_unlink(q, n);
+			kwq_fail_clear(q, n);
+			trace_key_revived(q, key, len, 0, a->prio, 0);
 		}
 		q->nr_items++;
 		if (deadline) {
@@ -787,7 +896,8 @@ int kwq_forget(struct kwq *q, const void *key, size_t len)
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
 	n = kwq_lock_lookup(q, key, len, &flags);
-	if (n) {
+	/* A dead key's count is part of its record: purge drops it. */
+	if (n && n->state != KWQ_DEAD) {
 		kwq_fail_clear(q, n);
 		if (n->state == KWQ_IDLE) {
 			kwq_idle_unlink(q, n);
@@ -803,15 +913,14 @@ int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
 {
 	struct kwq_node *n;
 	unsigned long flags;
-	int ret = 0;
+	u32 failures;
 
 	if (!q || !kwq_key_ok(key, len))
 		return -EINVAL;
 	n = kwq_lock_lookup(q, key, len, &flags);
-	if (n)
-		ret = min_t(u32, n->failures, INT_MAX);
+	failures = n ? n->failures : 0;
 	spin_unlock_irqrestore(&q->lock, flags);
-	return ret;
+	return min_t(u32, failures, INT_MAX);
 }
 EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
@@ -849,6 +958,113 @@ int kwq_remove(struct kwq *q, const void *key, size_t len)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kwq_remove);
+
+/* --- the dead set --- */
+
+/* Under q->lock: dead @n back to ready, its failure count reset. */
+static int kwq_revive_locked(struct kwq *q, struct kwq_node *n, u64 now)
+{
+	if (q->shutting_down)
+		return -ESHUTDOWN;
+	if (q->max_items && q->nr_items >= q->max_items)
+		return -ENOSPC;
+	kwq_dead_unlink(q, n);
+	kwq_fail_clear(q, n);
+	q->nr_items++;
+	kwq_make_ready(q, n, n->prio, now);
+	trace_key_revived(q, n->key, n->key_len, 1, n->prio, 0);
+	return 0;
+}
+
+static int kwq_purge_locked(struct kwq *q, struct kwq_node *n)
+{
+	trace_key_purged(q, n->key, n->key_len, n->failures, n->prio, 0);
+	kwq_dead_unlink(q, n);
+	kwq_node_free(q, n, NULL);
+	return 0;
+}
+
+/* Revive (@revive) or purge dead @key: 0, or -ENOENT if it is not dead. */
+static int kwq_dead_one(struct kwq *q, const void *key, size_t len,
+			bool revive)
+{
+	struct kwq_node *n;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	if (!q || !kwq_key_ok(key, len))
+		return -EINVAL;
+	n = kwq_lock_lookup(q, key, len, &flags);
+	if (n && n->state == KWQ_DEAD)
+		ret = revive ? kwq_revive_locked(q, n, kwq_now(q)) :
+			       kwq_purge_locked(q, n);
+	kwq_unlock(q, flags, revive && !ret);
+	return ret;
+}
+
+int kwq_revive(struct kwq *q, const void *key, size_t len)
+{
+	return kwq_dead_one(q, key, len, true);
+}
+EXPORT_SYMBOL_GPL(kwq_revive);
+
+int kwq_purge(struct kwq *q, const void *key, size_t len)
+{
+	return kwq_dead_one(q, key, len, false);
+}
+EXPORT_SYMBOL_GPL(kwq_purge);
+
+/*
+ * Revive (@revive) or purge the keys dead when the call began, oldest
+ * first, KWQ_DELAY_CHUNK per critical section. Returns how many; a
+ * revive stopped by an error before the first key returns the error.
+ */
+static long kwq_dead_all(struct kwq *q, bool revive)
+{
+	unsigned long flags, todo;
+	unsigned int i, ready;
+	struct kwq_node *n;
+	long count = 0;
+	int ret = 0;
+
+	if (!q)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	todo = q->nr_dead;
+	for (;;) {
+		ready = 0;
+		for (i = 0; i < KWQ_DELAY_CHUNK && todo && !ret; i++, todo--) {
+			n = list_first_entry_or_null(&q->dead, struct kwq_node,
+						     link);
+			if (!n)
+				break;
+			if (!revive) {
+				kwq_purge_locked(q, n);
+			} else {
+				ret = kwq_revive_locked(q, n, kwq_now(q));
+				ready += !ret;
+			}
+			count += !ret;
+		}
+		kwq_unlock(q, flags, ready);
+		if (!todo || ret || i < KWQ_DELAY_CHUNK)
+			break;
+		spin_lock_irqsave(&q->lock, flags);
+	}
+	return count ?: ret;
+}
+
+long kwq_revive_all(struct kwq *q)
+{
+	return kwq_dead_all(q, true);
+}
+EXPORT_SYMBOL_GPL(kwq_revive_all);
+
+long kwq_purge_all(struct kwq *q)
+{
+	return kwq_dead_all(q, false);
+}
+EXPORT_SYMBOL_GPL(kwq_purge_all);
 
 long kwq_len(struct kwq *q)
 {
@@ -1062,7 +1278,7 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 			got = kwq_get_wait(q, owner, expires, items, max_nr,
 					   ctl);
 		/* Fewer than @min_nr: take more as they come, until the timeout. */
-		n = got > 0 ? got : 0;
+		n = max(got, 0);
 		while (got > 0 && n < min_nr) {
 			got = kwq_get_wait(q, owner, expires, items + n,
 					   max_nr - n, ctl);
@@ -1278,11 +1494,14 @@ int kwq_release_owner(struct kwq *q, void *owner)
 		q->nr_processing--;
 		q->start_ns_sum -= n->start_ns;
 		n->owner = NULL;
+		q->lease_returns++;
+		/* A key that failed its last retry dies, returned or not. */
+		if (kwq_bury_dying(q, n))
+			continue;
 		if (n->requeue != KWQ_REQUEUE_NONE)
 			n->prio = max(n->prio, n->requeue_prio);
 		kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 		kwq_make_ready(q, n, n->prio, now);
-		q->lease_returns++;
 		count++;
 	}
 	kwq_unlock(q, flags, count);
@@ -1311,6 +1530,10 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 	kwq_hist_unobserve(&q->queue_hist,
 			   kwq_since(n->start_ns, n->queued_ns));
 	n->owner = NULL;
+	if (kwq_bury_dying(q, n)) {
+		kwq_unlock(q, flags, 0);
+		return;
+	}
 	if (n->requeue != KWQ_REQUEUE_NONE)
 		n->prio = max(n->prio, n->requeue_prio);
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
@@ -1518,7 +1741,10 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 		return ERR_PTR(-EINVAL);
 	if (!cfg)
 		cfg = &defaults;
-	if (cfg->flags & ~KWQ_CONFIG_CHARGE_CALLER)
+	if (cfg->flags & ~KWQ_CONFIG_CHARGE_CALLER ||
+	    cfg->max_retries > KWQ_MAX_RETRIES_MAX ||
+	    cfg->max_dead > KWQ_MAX_DEAD_MAX ||
+	    (cfg->max_dead && !cfg->max_retries))
 		return ERR_PTR(-EINVAL);
 	clock = cfg->clock ?: &kwq_real_clock;
 	if (!clock->now || !clock->arm || !clock->cancel)
@@ -1530,8 +1756,14 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q = kzalloc(sizeof(*q), GFP_KERNEL | account);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
+	/* All that kwq_free() undoes is set up before the first failure. */
 	q->gfp_account = account;
-	/* The grow work charges this memcg; NULL without memcg. */
+	/*
+	 * The memcg that kzalloc(__GFP_ACCOUNT) above charged: the creating
+	 * task's, as for any accounted allocation. The grow and wheel work
+	 * charge it later; NULL without memcg. This and the signal check of
+	 * a sleeping get are the core's only uses of current.
+	 */
 	if (account)
 		q->memcg = get_mem_cgroup_from_mm(current->mm);
 	spin_lock_init(&q->lock);
@@ -1542,14 +1774,15 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q->budget = budget;
 	if (budget)
 		refcount_inc(&budget->ref);
-	ret = -EDQUOT;
-	if (!kwq_charge(q, sizeof(*q)))
-		goto err_free;
 	strscpy(q->name, name, sizeof(q->name));
 	kwq_levels_init(q);
 	kwq_delay_init(q);
 	INIT_LIST_HEAD(&q->processing);
 	INIT_LIST_HEAD(&q->idle);
+	INIT_LIST_HEAD(&q->dead);
+	q->max_retries = cfg->max_retries;
+	q->max_dead = cfg->max_dead ?: KWQ_DEFAULT_MAX_DEAD;
+	q->cursor_tag = (get_random_u32() & 0xffff) | 1;
 	q->clock = clock;
 	q->max_items = cfg->max_items;
 	q->max_failure_records = cfg->max_failure_records ?:
@@ -1558,6 +1791,9 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	init_waitqueue_head(&q->drain_wq);
 	kwq_real_clock_setup(q);
 
+	ret = -EDQUOT;
+	if (!kwq_charge(q, sizeof(*q)))
+		goto err_free;
 	ret = kwq_limiters_init(&q->limiters, cfg, clock->now(clock));
 	if (ret)
 		goto err_free;
@@ -1567,12 +1803,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	return q;
 
 err_free:
-	kwq_budget_uncharge(budget, NULL, q->charged);
-	/* Not the last reference: the caller holds one. */
-	kwq_budget_put(budget);
-	mem_cgroup_put(q->memcg);
-	kvfree(q->hash);
-	kfree(q);
+	kwq_free(q);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_create_anon);

@@ -26,19 +26,30 @@ struct dentry;
 struct kwq_budget;
 struct mem_cgroup;
 
-/* Where a key is. */
+/*
+ * Where a key is. The two states of keys not queued come first: an add
+ * tells them from the others in one comparison (kwq_unqueued()).
+ */
 enum kwq_state {
+	KWQ_DEAD,		/* in the dead set: failed max_retries times */
 	KWQ_IDLE,		/* only a failure record is kept */
 	KWQ_READY,		/* in a priority level's FIFO */
 	KWQ_WAITING,		/* in the delay tree or wheel */
 	KWQ_PROCESSING,		/* handed out by kwq_get() */
 };
 
+/* Neither queued nor processing: idle or dead. */
+static inline bool kwq_unqueued(u8 state)
+{
+	return state <= KWQ_IDLE;
+}
+
 /* What done() does with a processing key that was added again. */
 enum kwq_requeue {
 	KWQ_REQUEUE_NONE,	/* release it */
 	KWQ_REQUEUE_READY,	/* dirty: back to the FIFO tail */
 	KWQ_REQUEUE_DELAYED,	/* add_after while processing: ->deadline */
+	KWQ_REQUEUE_DEAD,	/* failed max_retries times: to the dead set */
 };
 
 /*
@@ -85,7 +96,10 @@ struct kwq_node {
 			u64 seq;
 			u16 wslot;
 		};
-		/* PROCESSING (and IDLE: ->link only, in the LRU) */
+		/*
+		 * PROCESSING (and IDLE: ->link only, in the LRU; DEAD: ->link
+		 * in the dead set, ->start_ns the time of the last failure)
+		 */
 		struct {
 			struct list_head link;	/* the processing list */
 			void *owner;		/* kwq_get()'s cookie */
@@ -176,6 +190,7 @@ struct kwq {
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
 	struct list_head processing;
 	struct list_head idle;		/* IDLE records, least recent first */
+	struct list_head dead;		/* the dead set, oldest death first */
 	u64 seq;
 	u64 ready_epoch;		/* last kwq_node.ready_epoch given */
 	u64 lease_seq;			/* last lease handed out */
@@ -203,12 +218,15 @@ struct kwq {
 	unsigned long nr_processing;
 	unsigned long nr_idle;
 	unsigned long nr_failure_records;
+	unsigned long nr_dead;
 
 	u64 adds_total;
 	u64 retries_total;
 	u64 dropped_at_shutdown;
 	u64 lease_returns;
 	u64 failure_records_evicted;
+	u64 dead_total;			/* keys moved to the dead set */
+	u64 dead_dropped_total;		/* dead keys dropped by ->max_dead */
 
 	/* metrics (Documentation/metrics.rst) */
 	unsigned long nr_dirty;		/* PROCESSING with REQUEUE_READY */
@@ -234,6 +252,11 @@ struct kwq {
 	const struct kwq_clock *clock;
 	u32 max_items;
 	u32 max_failure_records;
+	u32 max_retries;		/* 0: no dead set */
+	u32 max_dead;
+	u16 cursor_tag;			/* of kwq_inspect_list()'s cursors */
+	/* the holder id of an owner cookie (inspect.c); NULL: none */
+	u32 (*holder)(const void *owner);
 	struct kwq_limiters limiters;	/* state under q->lock */
 
 	wait_queue_head_t get_wq;	/* getters */

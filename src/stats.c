@@ -105,6 +105,9 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	st->failure_records = q->nr_failure_records;
 	st->failure_records_evicted = q->failure_records_evicted;
 	st->shutting_down = q->shutting_down;
+	st->dead = q->nr_dead;
+	st->dead_total = q->dead_total;
+	st->dead_dropped_total = q->dead_dropped_total;
 	spin_unlock_irqrestore(&q->lock, flags);
 	return 0;
 }
@@ -150,5 +153,8 @@ int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a)
 		a->prios[i].len = st.prio_len[i].len;
 	}
 	a->prios_other = st.prio_len_other;
+	a->dead = st.dead;
+	a->dead_total = st.dead_total;
+	a->dead_dropped_total = st.dead_dropped_total;
 	return 0;
 }

@@ -271,6 +271,9 @@ void kwq_table_free(struct kwq *q)
 	struct kwq_node *n;
 	unsigned long i;
 
+	/* No table (its allocation failed): no node and no grow work. */
+	if (!q->hash)
+		return;
 	cancel_work_sync(&q->grow_work);
 	for (i = 0; i < (1UL << q->hash_bits); i++)
 		while ((n = q->hash[i])) {

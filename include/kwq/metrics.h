@@ -15,6 +15,7 @@
 #define _KWQ_METRICS_TABLE_H
 
 #ifdef __KERNEL__
+#include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/stddef.h>
 #include <uapi/linux/kwq.h>
@@ -23,6 +24,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/kwq.h>
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 #endif
 
 enum kwq_metric_kind {
@@ -95,6 +99,15 @@ static const struct kwq_metric kwq_metrics[] = {
 	KWQ_METRIC("kwq_shutting_down", "gauge",
 		   "1 once the queue was shut down",
 		   KWQ_METRIC_FLAG, shutting_down),
+	KWQ_METRIC("kwq_dead", "gauge",
+		   "Keys in the dead set: failed max_retries times, not requeued",
+		   KWQ_METRIC_COUNT, dead),
+	KWQ_METRIC("kwq_dead_total", "counter",
+		   "Keys moved to the dead set",
+		   KWQ_METRIC_COUNT, dead_total),
+	KWQ_METRIC("kwq_dead_dropped_total", "counter",
+		   "Dead keys dropped to honour the dead set's bound",
+		   KWQ_METRIC_COUNT, dead_dropped_total),
 };
 
 /*
@@ -125,21 +138,26 @@ static const char *const kwq_metrics_le[KWQ_STATS_BUCKETS] = {
 	"0.001", "0.01", "0.1", "1", "10",
 };
 
+/* @ns in whole seconds, the nanoseconds left in *@frac. */
+static inline __u64 kwq_metrics_split(__u64 ns, __u32 *frac)
+{
+#ifdef __KERNEL__
+	return div_u64_rem(ns, 1000000000U, frac);
+#else
+	*frac = (__u32)(ns % 1000000000U);
+	return ns / 1000000000U;
+#endif
+}
+
 /* Nanoseconds as seconds, exactly, without trailing zeroes. */
 static inline void
 kwq_metrics_seconds(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
 		    void *ctx, __u64 ns)
 {
 	__u32 frac;
-	__u64 sec;
+	__u64 sec = kwq_metrics_split(ns, &frac);
 	int width = 9;
 
-#ifdef __KERNEL__
-	sec = div_u64_rem(ns, 1000000000U, &frac);
-#else
-	sec = ns / 1000000000U;
-	frac = (__u32)(ns % 1000000000U);
-#endif
 	if (!frac) {
 		pr(ctx, "%llu\n", (unsigned long long)sec);
 		return;
@@ -194,8 +212,7 @@ kwq_metrics_render(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
 	const struct kwq_metric *m;
 	const void *v;
 
-	for (m = kwq_metrics; m < kwq_metrics + sizeof(kwq_metrics) /
-	     sizeof(kwq_metrics[0]); m++) {
+	for (m = kwq_metrics; m < kwq_metrics + ARRAY_SIZE(kwq_metrics); m++) {
 		v = (const char *)st + m->off;
 		pr(ctx, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help,
 		   m->name, m->type);

@@ -16,19 +16,35 @@
 
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <uapi/linux/kwq.h>
 
+/*
+ * The limits both interfaces share are the uapi header's; these names
+ * are the kernel API's spelling of them.
+ */
 /* Longest key, in bytes. Keys are copied into the queue. */
-#define KWQ_KEY_MAX		256
+#define KWQ_KEY_MAX		KWQ_KEY_LEN_MAX
 /* Longest queue name, in bytes, without the terminating NUL. */
-#define KWQ_NAME_MAX		63
+#define KWQ_NAME_MAX		(KWQ_NAME_LEN - 1)
 /* Most rate limiters one queue combines (as max-of). */
-#define KWQ_MAX_LIMITERS	4
+#define KWQ_MAX_LIMITERS	KWQ_LIMITS_MAX
 /* Largest token bucket burst. */
 #define KWQ_BUCKET_BURST_MAX	1000000
 /* Largest token bucket rate, in thousandths of an event per second. */
 #define KWQ_BUCKET_QPS_MILLI_MAX	1000000000ULL
 /* Failure records kept for idle keys when the config says 0. */
 #define KWQ_DEFAULT_FAILURE_RECORDS	65536
+/* Largest &struct kwq_config.max_retries. */
+#define KWQ_MAX_RETRIES_MAX	KWQ_MAX_RETRIES
+/*
+ * Largest &struct kwq_config.max_dead; KWQ_DEFAULT_MAX_DEAD (uapi) when
+ * the config says 0.
+ */
+#define KWQ_MAX_DEAD_MAX	KWQ_MAX_DEAD
+/*
+ * KWQ_DELAY_DEAD (uapi): kwq_add_rate_limited()'s delay for a key that
+ * failed with max_retries used up: it never runs again unless revived.
+ */
 
 /*
  * struct kwq_config flag: charge the queue's memory to memory cgroups (the
@@ -48,11 +64,11 @@ struct kwq_item;
 
 enum kwq_limiter_type {
 	/* client-go ItemExponentialFailureRateLimiter */
-	KWQ_LIMITER_EXPONENTIAL = 1,
+	KWQ_LIMITER_EXPONENTIAL = KWQ_LIMIT_EXPONENTIAL,
 	/* client-go ItemFastSlowRateLimiter */
-	KWQ_LIMITER_FAST_SLOW,
+	KWQ_LIMITER_FAST_SLOW = KWQ_LIMIT_FAST_SLOW,
 	/* client-go BucketRateLimiter (golang.org/x/time/rate) */
-	KWQ_LIMITER_BUCKET,
+	KWQ_LIMITER_BUCKET = KWQ_LIMIT_BUCKET,
 };
 
 /**
@@ -141,6 +157,13 @@ struct kwq_clock {
  *	table to the creator's memcg, which the queue pins until it is
  *	freed. Any other bit is -EINVAL. Documentation/semantics.rst,
  *	"Contexts and memory", gives the GFP flags of every allocation.
+ * @max_retries: the dead set (Documentation/semantics.rst, "Dead keys"):
+ *	a kwq_add_rate_limited() of a key that already failed this many
+ *	times moves it to the dead set instead of requeueing it.
+ *	0..KWQ_MAX_RETRIES_MAX; 0 = no dead set (client-go's behaviour).
+ * @max_dead: most keys in the dead set (the oldest death is dropped
+ *	first), 1..KWQ_MAX_DEAD_MAX, 0 = KWQ_DEFAULT_MAX_DEAD; must be 0
+ *	without @max_retries
  */
 struct kwq_config {
 	u32 nr_limiters;
@@ -150,6 +173,8 @@ struct kwq_config {
 	u32 max_failure_records;
 	const struct kwq_clock *clock;
 	u32 flags;
+	u32 max_retries;
+	u32 max_dead;
 };
 
 /**
@@ -167,9 +192,9 @@ struct kwq_add_opts {
  * Buckets of the duration histograms, without +Inf: bucket i holds
  * durations of at most 10^(i+1) ns, 1e-08 s to 10 s (client-go's).
  */
-#define KWQ_HIST_BUCKETS	10
+#define KWQ_HIST_BUCKETS	KWQ_STATS_BUCKETS
 /* Priority levels struct kwq_stats lists one by one. */
-#define KWQ_STATS_PRIO_LEVELS	8
+#define KWQ_STATS_PRIO_LEVELS	KWQ_STATS_PRIOS
 
 /**
  * struct kwq_histogram - a duration histogram, Prometheus style
@@ -216,6 +241,9 @@ struct kwq_histogram {
  * @prio_len.priority: the level
  * @prio_len.len: its ready keys
  * @prio_len_other: ready keys of the levels not listed in @prio_len
+ * @dead: keys in the dead set
+ * @dead_total: keys moved to the dead set
+ * @dead_dropped_total: dead keys dropped to honour the dead set's bound
  *
  * The clock is the queue's (&struct kwq_config.clock).
  */
@@ -241,6 +269,9 @@ struct kwq_stats {
 		u64 len;
 	} prio_len[KWQ_STATS_PRIO_LEVELS];
 	u64 prio_len_other;
+	u64 dead;
+	u64 dead_total;
+	u64 dead_dropped_total;
 };
 
 /**
@@ -459,6 +490,11 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
  * that is when it queued the key or moved its deadline or requeue
  * earlier.
  *
+ * With &struct kwq_config.max_retries set, the call for a key that had
+ * already failed that many times is its last failure: the key is not
+ * requeued but moves to the dead set (a queued key now, a processing one
+ * at its done), and *@delay_ns is KWQ_DELAY_DEAD. No limiter is charged.
+ *
  * Context: as kwq_add().
  * Return: as kwq_add(); on error nothing changed and @delay_ns is not
  * written.
@@ -564,6 +600,162 @@ int kwq_num_requeues(struct kwq *q, const void *key, size_t len);
  * bad argument.
  */
 int kwq_remove(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_revive() - give a dead key another chance
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Moves the key from the dead set to the tail of its priority's ready
+ * FIFO with its failure count reset to 0, as if it had never failed. An
+ * add of a dead key does the same.
+ *
+ * Context: as kwq_add().
+ * Return: 0, -ENOENT if the key is not dead (nothing changes),
+ * -ENOSPC at the queue's max_items, -ESHUTDOWN after shutdown (the key
+ * stays dead), -EINVAL for a bad argument.
+ */
+int kwq_revive(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_revive_all() - kwq_revive() every dead key, oldest death first
+ * @q: queue
+ *
+ * Holds the queue lock for at most about a thousand keys at a time. Keys
+ * that die meanwhile are left dead; a revive stopped by max_items leaves
+ * the rest dead.
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys revived; if none could be, -ENOSPC or
+ * -ESHUTDOWN as kwq_revive() (0 for an empty dead set); -EINVAL for a
+ * NULL @q.
+ */
+long kwq_revive_all(struct kwq *q);
+
+/**
+ * kwq_purge() - drop a dead key and its failure count
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ *
+ * Context: as kwq_add().
+ * Return: 0, -ENOENT if the key is not dead (nothing changes), -EINVAL
+ * for a bad argument.
+ */
+int kwq_purge(struct kwq *q, const void *key, size_t len);
+
+/**
+ * kwq_purge_all() - kwq_purge() every dead key
+ * @q: queue
+ *
+ * Locking as kwq_revive_all().
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys dropped, or -EINVAL for a NULL @q.
+ */
+long kwq_purge_all(struct kwq *q);
+
+/*
+ * &struct kwq_key_info.state: where a key is (the values of the uapi's);
+ * kwq_inspect_list()'s @states: a bit (1 << state) per state listed.
+ */
+#define KWQ_KEY_READY		1	/* in the ready FIFO of its priority */
+#define KWQ_KEY_WAITING		2	/* waiting for its deadline */
+#define KWQ_KEY_PROCESSING	3	/* handed out, not yet done */
+#define KWQ_KEY_DEAD		4	/* in the dead set */
+#define KWQ_KEY_IDLE		5	/* not queued; a failure count kept */
+#define KWQ_KEY_STATES_ALL	0x3e
+
+/* &struct kwq_key_info.flags */
+#define KWQ_KEY_DIRTY		0x1	/* processing: added again, ready at done */
+#define KWQ_KEY_DELAYED		0x2	/* processing: add_after, waits at done */
+#define KWQ_KEY_DYING		0x4	/* processing: failed its last retry */
+#define KWQ_KEY_DUE		0x8	/* @due_ns holds a deadline */
+
+/**
+ * struct kwq_key_info - one key as kwq_inspect() saw it
+ * @state: KWQ_KEY_READY, KWQ_KEY_WAITING, KWQ_KEY_PROCESSING, KWQ_KEY_DEAD
+ *	or KWQ_KEY_IDLE
+ * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
+ * @priority: ready, waiting: its priority; processing: the priority it
+ *	was handed out with
+ * @failures: its failure count (kwq_num_requeues())
+ * @since_ns: ready: time since it became ready; processing: time since
+ *	kwq_get() (time held); dead: time since its last failure; else 0
+ * @due_ns: with KWQ_KEY_DUE, time left until its next deadline (0 if it
+ *	passed): waiting, until it becomes ready; ready or processing, a
+ *	deadline add_after asked for, which runs it again after its run
+ * @timeout_ns: processing: time left until its processing deadline, 0 for
+ *	none (the queue's processing timeout)
+ * @owner: processing: the owner cookie given to kwq_get() (to compare,
+ *	not to follow: the holder may be gone once the call returns)
+ * @holder: processing: the holder's id as the queue's creator tells it
+ *	(/dev/kwq: the process id of the getter, in the reader's pid
+ *	namespace); 0: detached, or none told
+ * @key_len: the key's length
+ * @key: the key's bytes
+ */
+struct kwq_key_info {
+	u32 state;
+	u32 flags;
+	int priority;
+	u32 failures;
+	u64 since_ns;
+	u64 due_ns;
+	u64 timeout_ns;
+	const void *owner;
+	u32 holder;
+	u16 key_len;
+	u8 key[KWQ_KEY_MAX];
+};
+
+/* Most buckets kwq_inspect_list() looks at per call. */
+#define KWQ_INSPECT_BUCKETS	1024
+
+/**
+ * kwq_inspect() - where one key is, and why
+ * @q: queue
+ * @key: key bytes
+ * @len: 1..KWQ_KEY_MAX
+ * @info: filled in
+ *
+ * Context: as kwq_add().
+ * Return: 0; -ENOENT if the queue holds nothing of the key (neither
+ * queued nor processing nor dead nor a failure count); -EINVAL for a
+ * bad argument.
+ */
+int kwq_inspect(struct kwq *q, const void *key, size_t len,
+		struct kwq_key_info *info);
+
+/**
+ * kwq_inspect_list() - walk the keys of some states, a chunk per call
+ * @q: queue
+ * @states: which states: bits (1 << KWQ_KEY_*), a non-empty subset of
+ *	KWQ_KEY_STATES_ALL
+ * @cursor: in: 0 to start, else what the previous call left; out: where
+ *	the next call goes on, 0 once every key was seen
+ * @infos: filled with the keys found
+ * @max: room at @infos, >= 1
+ *
+ * Walks the dedup table one bucket after another, in an order that a
+ * growth of the table does not disturb (reverse binary, as Redis's SCAN):
+ * a key present during the whole walk is listed once; a key added or
+ * removed meanwhile may or may not be. Each call holds the queue lock
+ * once, for at most KWQ_INSPECT_BUCKETS buckets and @max keys, so a call
+ * may return fewer keys than @max, even none, before the walk ends: go
+ * on until *@cursor is 0. The cursor is a position, never a pointer: one
+ * from another queue is refused (-ESTALE) and one out of the table's
+ * range (-EINVAL); neither reaches anything.
+ *
+ * Context: as kwq_add().
+ * Return: the number of keys filled in; -EAGAIN while the table is
+ * being resized (try again, the cursor is kept); -ESTALE or -EINVAL for
+ * a cursor as above; -EINVAL for a bad argument. *@cursor changes only
+ * on success.
+ */
+int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
+		     struct kwq_key_info *infos, unsigned int max);
 
 /**
  * kwq_len() - number of ready keys (client-go Len)

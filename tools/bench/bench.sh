@@ -14,11 +14,13 @@
 #   scaling.png   the scaling runs (gnuplot)
 #   ratios.png    every kwq/peer ratio as a bar with its min-max and target
 #   vm.log        the VM console
+#   host.log      client-go on the host (native), beside the VM's figures
 # Knobs (environment): KWQ_BENCH_REPS (5), KWQ_BENCH_ITEMS (kernel
 # throughput items per run), KWQ_BENCH_UITEMS (userspace items per run),
 # KWQ_BENCH_SCALE_MAX (1000000), KWQ_BENCH_TIMER_ITEMS,
-# KWQ_BENCH_MEM_ITEMS, KWQ_BENCH_SUITES (subset of "throughput hotkey
-# user scaling timer memory"), KWQ_BENCH_KARGS (kwq_bench.ko parameters,
+# KWQ_BENCH_MEM_ITEMS, KWQ_BENCH_GO_ITEMS (200000: Go pipeline keys),
+# KWQ_BENCH_GO_AFTER (1000000: Go AddAfter calls), KWQ_BENCH_SUITES
+# (subset of "throughput hotkey user scaling timer memory go"), KWQ_BENCH_KARGS (kwq_bench.ko parameters,
 # e.g. diag=1), KWQ_BENCH_ARGS (kernel command line), KWQ_BENCH_UPDATE_DOC=1 (rewrite the table in
 # Documentation/benchmarks.rst).
 set -euo pipefail
@@ -33,8 +35,10 @@ ubitems=${KWQ_BENCH_UBITEMS:-$((uitems * 5))}
 scale_max=${KWQ_BENCH_SCALE_MAX:-1000000}
 timer_items=${KWQ_BENCH_TIMER_ITEMS:-5000}
 mem_items=${KWQ_BENCH_MEM_ITEMS:-100000}
+go_items=${KWQ_BENCH_GO_ITEMS:-200000}
+go_after=${KWQ_BENCH_GO_AFTER:-1000000}
 timeout=${KWQ_BENCH_TIMEOUT:-1800}
-suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory} "
+suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory go} "
 kargs=${KWQ_BENCH_KARGS:-}	# extra kwq_bench.ko parameters, e.g. diag=1
 start=$(date +%s)
 
@@ -43,7 +47,7 @@ need_pkgs "${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}" \
 
 mkdir -p "$out"
 out=$(realpath "$out")
-rm -f "$out"/vm.log "$out"/*.csv "$out"/table.* "$out"/scaling.* \
+rm -f "$out"/vm.log "$out"/host.log "$out"/*.csv "$out"/table.* "$out"/scaling.* \
 	"$out"/ratios.* "$out"/targets.txt
 
 bench_build "$out"
@@ -90,6 +94,10 @@ while [ \$r -le $reps ]; do
 	case "$suites" in *" scaling "*) bench_k suite=scaling rep=\$r scale_max=$scale_max ;; esac
 	case "$suites" in *" timer "*) bench_k suite=timer rep=\$r timer_items=$timer_items ;; esac
 	case "$suites" in *" memory "*) bench_u memory $mem_items \$r ;; esac
+	case "$suites" in *" go "*)
+		/kwq/kwq-gobench -rep \$r -items $go_items -after $go_after ||
+			echo "BENCH-ERROR kwq-gobench" ;;
+	esac
 	r=\$((r + 1))
 done
 expect "rmmod kwq" rmmod kwq
@@ -105,17 +113,31 @@ vm_rc=0
 	-t "$timeout" -a "$BENCH_VM_ARGS" \
 	"$out/mod/kwq.ko=/kwq/kwq.ko" \
 	"$out/benchmod/tools/bench/kwq_bench.ko=/kwq/kwq_bench.ko" \
-	"$out/user/kwq_ubench=/kwq/kwq_ubench" || vm_rc=$?
+	"$out/user/kwq_ubench=/kwq/kwq_ubench" \
+	"$out/user/kwq-gobench=/kwq/kwq-gobench" || vm_rc=$?
+
+# client-go natively on the host: what TCG's skew (Go code ~15x slower,
+# system calls ~3.5x) does to the client-go figures of the VM.
+if [[ "$suites" == *" go "* ]]; then
+	say "client-go on the host (native), $reps repetitions"
+	for ((r = 1; r <= reps; r++)); do
+		"$out/user/kwq-gobench" -host -rep "$r" -items "$go_items" \
+			-after "$go_after" >>"$out/host.log" ||
+			echo "BENCH-ERROR kwq-gobench -host" >>"$out/host.log"
+	done
+fi
 
 machine="host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 machine+=" ($(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo));"
 machine+=" guest: Debian $(basename "$BENCH_IMAGE" | sed 's/^vmlinuz-//'),"
 machine+=" QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') TCG, 2 vCPUs, 1.5 GiB"
 machine+="; host load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
+logs=("$out/vm.log")
+[ -f "$out/host.log" ] && logs+=("$out/host.log")
 python3 "$KWQ_ROOT/tools/bench/report.py" --out "$out" --machine "$machine" \
-	--reps "$reps" "$out/vm.log"
-if grep -qE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log"; then
-	grep -E '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" >&2
+	--reps "$reps" "${logs[@]}"
+if grep -qE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" "$out/host.log" 2>/dev/null; then
+	grep -hE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" "$out/host.log" 2>/dev/null >&2
 	die "some benchmark runs failed (console: $out/vm.log)"
 fi
 grep -q BENCH-END "$out/vm.log" || die "the VM did not finish (console: $out/vm.log)"

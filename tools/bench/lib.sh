@@ -4,8 +4,9 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../testing/lib.sh"
 
 # bench_build OUT: against Debian's stock 6.12 kernel (fetched if needed),
-# build OUT/mod/kwq.ko, OUT/benchmod/tools/bench/kwq_bench.ko and the
-# static OUT/user/kwq_ubench (plus the host's OUT/user/tsc_khz). Sets
+# build OUT/mod/kwq.ko, OUT/benchmod/tools/bench/kwq_bench.ko, the static
+# OUT/user/kwq_ubench and OUT/user/kwq-gobench (plus the host's
+# OUT/user/tsc_khz). Sets
 # BENCH_IMAGE (the kernel to boot) and BENCH_VM_ARGS (its command line).
 bench_build() {
 	local out=$1 stock kdir tsc_khz
@@ -32,6 +33,9 @@ bench_build() {
 	fi
 	say "building kwq_ubench"
 	make -s -C "$KWQ_ROOT/tools/bench" OUT="$out/user" >&2
+	say "building kwq-gobench (Go and client-go from Debian unstable)"
+	"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$out/user/kwq-gobench" \
+		kwq.dev/kwq/cmd/kwq-gobench
 
 	# Keep the TSC as the guest's clocksource (see tsc_khz.c): without it
 	# the guest runs on jiffies (4 ms resolution, no high-resolution timers).

@@ -122,6 +122,14 @@ HANDICAPS = {
                  " processing set; no priorities, rate limits or metrics, and"
                  " entries are never freed while the run lasts (freeing them"
                  " safely would need RCU and a per-entry state machine)"),
+    "clientgo": ("in-process, nothing shared",
+                 "client-go 0.36's workqueue in the benchmark's own process"
+                 " (NewTypedRateLimitingQueue with the default controller"
+                 " rate limiter): no system call, but nothing survives the"
+                 " process, no other process can share it, and Go code runs"
+                 " about 15 times slower under TCG while system calls run"
+                 " about 3.5 times slower, which favours kwq; the host's"
+                 " native client-go figure is in the note"),
     "mqueue": ("no dedup/processing set",
                "4096 deep (kwq bounded to the same 4096 keys):"
                " a message queue with no dedup, no processing set, no"
@@ -148,6 +156,10 @@ TARGETS = [
     ("scaling_addafter_1e6_over_1e3", ("<=", 2.0)),
     ("bytes_per_item", ("<=", 128)),
     ("timer_lateness_p99_vs_delayed_work", ("<=", 1.0)),
+    ("go_batch_vs_clientgo", (">=", 2.0)),
+    ("go_worker_vs_clientgo", (">=", 1.0)),
+    ("go_addafter_vs_clientgo", (">=", 1.5)),
+    ("go_overhead_vs_libkwq", ("<=", 1.3)),
 ]
 GOALS = dict(TARGETS)
 
@@ -286,6 +298,8 @@ def build(rows):
             note="kwq_node object_size %s, slab_size %s" %
             (osz["object_size"], osz["slab_size"]))
 
+    go_rows(rows, add)
+
     early = []
     for impl in ("kwq", "delayed_work"):
         e = Stat(int(v["early"]) for v in
@@ -303,6 +317,48 @@ def build(rows):
             lower_better=True,
             short="timer lateness %s: kwq / delayed_work" % q)
     return figs, scaling
+
+
+def go_rows(rows, add):
+    """The Go package against client-go in the same VM (suite=go), and the
+    host's native client-go (suite=gohost) in the notes."""
+    def tput(suite, impl, shape):
+        return {r: int(v["items"]) / int(v["ns"]) * 1e9
+                for r, v in by_rep(rows, suite=suite, impl=impl, shape=shape).items()}
+
+    cg = tput("go", "clientgo", "pipeline")
+    if not cg:
+        return
+    host = Stat(tput("gohost", "clientgo", "pipeline").values())
+    hnote = ("client-go on the host, native: %s items/s" % fmt_num(host.med)
+             if host else "")
+    for impl, label, tname in (
+            ("kwq_batch", "Go pipeline 1P/2C, batched (64)", "go_batch_vs_clientgo"),
+            ("kwq_worker", "Go pipeline 1P/2C, DoneGet worker loop", "go_worker_vs_clientgo"),
+            ("kwq", "Go pipeline 1P/2C, Get + Done", None)):
+        k = tput("go", impl, "pipeline")
+        add(label, "items/s", Stat(k.values()), "clientgo", Stat(cg.values()),
+            ratio_stat(k, cg), tname, note=hnote if impl == "kwq_batch" else "",
+            short="Go %s / client-go" % impl)
+    ka, ca = tput("go", "kwq", "addafter"), tput("go", "clientgo", "addafter")
+    host = Stat(tput("gohost", "clientgo", "addafter").values())
+    add("Go AddAfter, distinct keys", "adds/s", Stat(ka.values()), "clientgo",
+        Stat(ca.values()), ratio_stat(ka, ca), "go_addafter_vs_clientgo",
+        note=("client-go on the host, native: %s adds/s" % fmt_num(host.med)
+              if host else ""),
+        short="Go AddAfter: kwq / client-go")
+    # The Go package's cost over libkwq's for one shape: kwq_ubench's
+    # kwq_single (C) against kwq-gobench's p1c1 (Go), ns per item.
+    def cost(suite, impl, **m):
+        return {r: int(v["ns"]) / int(v["items"])
+                for r, v in by_rep(rows, suite=suite, impl=impl, **m).items()}
+    g, c = cost("go", "kwq_worker", shape="p1c1"), cost("user", "kwq_single")
+    if g and c:
+        add("Go package over libkwq, 1P/1C worker loop", "ns/item",
+            Stat(g.values()), "libkwq", Stat(c.values()), ratio_stat(g, c),
+            "go_overhead_vs_libkwq", lower_better=True,
+            note="lower is better; the same shape as kwq_single above",
+            short="Go / libkwq, ns per item")
 
 
 def target_lines(figs):
@@ -455,14 +511,14 @@ def main():
     ap.add_argument("--machine", default="")
     ap.add_argument("--reps", type=int, default=0)
     ap.add_argument("--update-doc")
-    ap.add_argument("log", nargs="?")
+    ap.add_argument("log", nargs="*")
     a = ap.parse_args()
     if a.update_doc:
         update_doc(a.update_doc, a.out)
         return
-    rows = parse(a.log)
+    rows = [r for log in a.log for r in parse(log)]
     if not rows:
-        sys.exit("report.py: no RESULT lines in %s" % a.log)
+        sys.exit("report.py: no RESULT lines in %s" % " ".join(a.log))
     keys = ["suite", "impl", "op", "n", "rep"]
     extra = sorted({k for r in rows for k in r} - set(keys))
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:

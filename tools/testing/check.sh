@@ -175,6 +175,8 @@ debug_only=" failnth "
 for t in "$KWQ_OUT"/user/bin/*; do
 	[ -f "$t" ] && user_files+=("$t=/usr/bin/$(basename "$t")")
 done
+# The shell suites source it from their own directory.
+user_files+=("$KWQ_OUT/user/ktap.sh=/kwq/tests/ktap.sh")
 for t in "$KWQ_OUT"/user/*_test; do
 	[ -x "$t" ] || continue
 	user_files+=("$t=/kwq/tests/$(basename "$t")")
@@ -238,6 +240,10 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
 			# changes (tools/testing/layers.py --svg Documentation/map.svg OBJDIR).
 			run_check "Documentation/map.svg is the call graph" \
 				cmp "$KWQ_OUT/map.svg" "$KWQ_ROOT/Documentation/map.svg"
+			# The kernel's semantic patches; remembered per source tree.
+			need_pkg coccinelle spatch
+			run_check "coccicheck reports nothing on src/, include/ and kunit/" \
+				"$KWQ_ROOT/tools/testing/coccicheck.sh" "$kd"
 		fi
 		m=$KWQ_OUT/mod-debug-$v
 		if [ -f "$m/kwq_test.ko" ]; then

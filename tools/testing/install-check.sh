@@ -29,6 +29,7 @@ want=(
 	opt/kwq/share/bash-completion/completions/kwqctl
 	lib/udev/rules.d/60-kwq.rules
 	"usr/src/kwq-$ver/include/linux/kwq.h"
+	"usr/src/kwq-$ver/include/uapi/linux/kwq.h"
 	"usr/src/kwq-$ver/symvers/$krel/Module.symvers"
 )
 for f in "${want[@]}"; do

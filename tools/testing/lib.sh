@@ -77,7 +77,7 @@ KWQ_PKGS_KERNEL=(flex:flex bison:bison bc:bc xz-utils:xz libelf-dev:/usr/include
 # shellcheck disable=SC2034 # for the scripts that source this
 KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}"
 	"${KWQ_PKGS_KERNEL[@]}" gcc-multilib:/usr/lib32/libc.a sparse:sparse
-	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod
+	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod coccinelle:spatch
 	linux-headers-amd64:/usr/share/doc/linux-headers-amd64)
 
 # sid_pin PACKAGE: the version of PACKAGE that tools/testing/sid-pins pins

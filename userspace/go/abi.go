@@ -45,6 +45,9 @@ type createArgs struct {
 	MaxItems  uint32
 	MaxWaitNs uint64
 	Limits    [limitsMax]kwqLimit
+	// version 2: the dead set
+	MaxRetries uint32
+	MaxDead    uint32
 }
 
 type openArgs struct {
@@ -129,6 +132,10 @@ type statsArgs struct {
 	Pad2                  uint32
 	Prios                 [statsPrios]prioLen
 	PriosOther            uint64
+	// version 3: the dead set
+	Dead             uint64
+	DeadTotal        uint64
+	DeadDroppedTotal uint64
 }
 
 const (
@@ -155,4 +162,47 @@ var (
 	iocShutdown    = ioc(iocWrite, 0x0b, unsafe.Sizeof(shutdownArgs{}))
 	iocStats       = ioc(iocRead, 0x0c, unsafe.Sizeof(statsArgs{}))
 	iocDoneGet     = ioc(iocRead|iocWrite, 0x0d, unsafe.Sizeof(doneGetArgs{}))
+	iocRevive      = ioc(iocRead|iocWrite, 0x10, unsafe.Sizeof(deadArgs{}))
+	iocPurge       = ioc(iocRead|iocWrite, 0x11, unsafe.Sizeof(deadArgs{}))
+	iocInspect     = ioc(iocRead|iocWrite, 0x12, unsafe.Sizeof(inspectArgs{}))
+)
+
+// The dead set and introspection (KWQ_IOC_REVIVE, _PURGE, _INSPECT).
+type deadArgs struct {
+	Key   uint64
+	Len   uint32
+	Flags uint32
+	Count uint64
+}
+
+type inspectArgs struct {
+	Key     uint64
+	Len     uint32
+	States  uint32
+	Cursor  uint64
+	Recs    uint64
+	RecsLen uint32
+	Max     uint32
+	Nr      uint32
+	Used    uint32
+}
+
+type infoRec struct {
+	Len       uint32
+	State     uint32
+	Flags     uint32
+	Priority  int32
+	Failures  uint32
+	Holder    uint32
+	SinceNs   uint64
+	DueNs     uint64
+	TimeoutNs uint64
+}
+
+const (
+	deadAll        = 0x1
+	infoRecSize    = unsafe.Sizeof(infoRec{})
+	infoRecSizeMax = (infoRecSize + KeyLenMax + 7) &^ 7
+	inspectMax     = 256
+	keyFlagDue     = 0x8
 )

@@ -60,7 +60,11 @@ type Config struct {
 	RateLimiter *RateLimiter // nil: DefaultControllerRateLimiter
 	Mode        uint32       // permission bits for Open by others; 0 = 0600
 	MaxItems    uint32       // most keys queued at once (ENOSPC beyond), 0 = no cap
-	Device      string       // "" = DefaultDevice
+	// MaxRetries gives the queue a dead set: the rate-limited add of a key
+	// that already failed this many times moves it there instead of
+	// requeueing it; 0 = none. MaxDead bounds the set (0 = 1024).
+	MaxRetries, MaxDead uint32
+	Device              string // "" = DefaultDevice
 	// ErrorHandler receives the errors of the methods that cannot return
 	// one (Add, Done, ...); nil logs them with the log package.
 	ErrorHandler func(error)
@@ -163,6 +167,8 @@ func New(cfg Config) (*Queue, error) {
 	copy(a.Name[:], cfg.Name)
 	a.Mode = cfg.Mode
 	a.MaxItems = cfg.MaxItems
+	a.MaxRetries = cfg.MaxRetries
+	a.MaxDead = cfg.MaxDead
 	fd, err := openDev(cfg.Device)
 	if err != nil {
 		return fail(err)
@@ -556,6 +562,7 @@ type Stats struct {
 	AddsTotal, RetriesTotal               uint64
 	DroppedAtShutdown, LeaseReturns       uint64
 	FailureRecords, FailureRecordsEvicted uint64
+	Dead, DeadTotal, DeadDroppedTotal     uint64 // the dead set
 	UnfinishedWork, LongestRunning        time.Duration
 	ShuttingDown                          bool
 	Priorities                            []PriorityLen // highest first, at most 8
@@ -586,7 +593,8 @@ func (q *Queue) Stats() (Stats, error) {
 		DroppedAtShutdown: a.DroppedAtShutdown, LeaseReturns: a.LeaseReturns,
 		FailureRecords: a.FailureRecords, FailureRecordsEvicted: a.FailureRecordsEvicted,
 		UnfinishedWork: time.Duration(a.UnfinishedWorkNs), LongestRunning: time.Duration(a.LongestRunningNs),
-		ShuttingDown: a.ShuttingDown != 0, OtherPriorities: a.PriosOther}
+		ShuttingDown: a.ShuttingDown != 0, OtherPriorities: a.PriosOther,
+		Dead: a.Dead, DeadTotal: a.DeadTotal, DeadDroppedTotal: a.DeadDroppedTotal}
 	for i := 0; i < int(a.NrPrios) && i < statsPrios; i++ {
 		s.Priorities = append(s.Priorities, PriorityLen{a.Prios[i].Priority, a.Prios[i].Len})
 	}

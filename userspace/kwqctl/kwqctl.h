@@ -134,5 +134,9 @@ cmd_fn cmd_stats;	/* stats.c */
 extern const struct cmd_opt stats_opts[];
 cmd_fn cmd_work;	/* work.c */
 extern const struct cmd_opt work_opts[];
+cmd_fn cmd_revive, cmd_purge;	/* dead.c */
+extern const struct cmd_opt dead_op_opts[];
+cmd_fn cmd_inspect, cmd_dead;	/* inspect.c */
+extern const struct cmd_opt inspect_opts[], dead_opts[];
 
 #endif /* KWQCTL_H */

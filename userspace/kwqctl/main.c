@@ -12,8 +12,8 @@
 
 static const struct cmd commands[] = {
 	{ .name = "create", .fn = cmd_create,
-	  .usage = "QUEUE [--limiter SPEC]... [--max-wait DUR] [--max-items N] [--mode OCTAL]",
-	  .desc = "Create a queue.\n",
+	  .usage = "QUEUE [--limiter SPEC]... [OPTION]...",
+	  .desc = "Create a queue: its rate limiters, caps, mode and dead set.\n",
 	  .opts = create_opts },
 	{ .name = "destroy", .fn = cmd_destroy, .usage = "QUEUE",
 	  .desc = "Destroy a queue.\n" },
@@ -53,11 +53,30 @@ static const struct cmd commands[] = {
 	{ .name = "work", .fn = cmd_work,
 	  .usage = "QUEUE [-j N] [--max-retries N] -- CMD [ARG...]",
 	  .desc = "Process keys: run CMD with the key as its last argument and in\n"
-		  "KWQ_KEY. Exit 0: forget + done; else add-rate-limited + done, and\n"
-		  "after N failed retries forget + done with a message. Keys are leased:\n"
-		  "if kwqctl dies they go back to the queue. Returns 0 once the queue\n"
-		  "is shut down and drained.\n",
+		  "KWQ_KEY. Exit 0: forget + done; else add-rate-limited + done. A\n"
+		  "queue with a dead set (create --max-retries) moves a key that failed\n"
+		  "for good there (a message says so); without one, --max-retries\n"
+		  "forgets it after N failed retries. Keys are leased: if kwqctl dies\n"
+		  "they go back to the queue. Returns 0 once the queue is shut down\n"
+		  "and drained.\n",
 	  .opts = work_opts, .passthrough = true },
+	{ .name = "inspect", .fn = cmd_inspect,
+	  .usage = "QUEUE [KEY] [--state S[,S]...] [--limit N]",
+	  .desc = "Print where keys are, a line each: KEY STATE prio=N failures=N, then\n"
+		  "since= (ready: waited; processing: held; dead: since the last\n"
+		  "failure), due= (time left to a deadline), holder= (the pid holding\n"
+		  "it) and dirty/delayed/dying for processing keys. Without KEY every\n"
+		  "key, walked a chunk at a time.\n",
+	  .opts = inspect_opts },
+	{ .name = "dead", .fn = cmd_dead, .usage = "QUEUE [--limit N]",
+	  .desc = "Print the dead set, a key a line, as inspect --state dead.\n",
+	  .opts = dead_opts },
+	{ .name = "revive", .fn = cmd_revive, .usage = "QUEUE [KEY...] [--all]",
+	  .desc = "Move dead keys back to the ready queue, their failure counts reset.\n",
+	  .opts = dead_op_opts },
+	{ .name = "purge", .fn = cmd_purge, .usage = "QUEUE [KEY...] [--all]",
+	  .desc = "Drop dead keys and their failure counts.\n",
+	  .opts = dead_op_opts },
 };
 
 /* The options before COMMAND, parsed as a command's are. */

@@ -11,6 +11,7 @@
  * flag alone (no clusters).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -27,9 +28,12 @@
 /* Column of an option's help text in --help. */
 #define HELP_COL	19
 
-/* The length of the n-th positional's name in @usage (set *@w), or 0. */
+/*
+ * The length of the n-th positional's name in @usage (set *@w), or 0;
+ * with @opt, optional ones ("[NAME]", "[NAME...]") count too.
+ */
 static size_t usage_positional(const char *usage, int n, const char **w,
-			       bool *many)
+			       bool *many, bool opt)
 {
 	int depth = 0, nth = 0;
 	const char *s = usage;
@@ -49,6 +53,13 @@ static size_t usage_positional(const char *usage, int n, const char **w,
 			*w = s;
 			*many = len > 3 && strncmp(s + len - 3, "...", 3) == 0;
 			return *many ? len - 3 : len;
+		}
+		/* "[NAME]" or "[NAME...]": an optional positional, last */
+		if (opt && len > 2 && before == 0 && *s == '[' && isupper((unsigned char)s[1]) &&
+		    s[len - 1] == ']' && nth++ == n) {
+			*w = s + 1;
+			*many = len > 5 && strncmp(s + len - 4, "...]", 4) == 0;
+			return *many ? len - 5 : len - 2;
 		}
 		s += len;
 	}
@@ -106,17 +117,20 @@ static void bad_option(const struct cmd_opt *opts, int c, const char *tok)
 		err_usage("unknown option '%s'", tok);
 }
 
-/* How many positionals @usage names; *@many if the last takes any number. */
-static int usage_count(const char *usage, bool *many)
+/*
+ * How many positionals @usage names (@opt: as usage_positional()); *@many
+ * if the last takes any number.
+ */
+static int usage_count(const char *usage, bool *many, bool opt)
 {
 	const char *w;
 	int n = 0;
 
 	*many = false;
-	while (usage_positional(usage, n, &w, many))
+	while (usage_positional(usage, n, &w, many, opt))
 		n++;
 	if (n)
-		usage_positional(usage, n - 1, &w, many);
+		usage_positional(usage, n - 1, &w, many, opt);
 	return n;
 }
 
@@ -125,7 +139,8 @@ static int take_positional(const struct cmd *cmd, int argc, char **argv,
 			   int at, struct cmd_args *a)
 {
 	bool many;
-	int names = usage_count(cmd->usage, &many);
+	/* What a passthrough command passes on starts at its last name. */
+	int names = usage_count(cmd->usage, &many, !cmd->passthrough);
 
 	if (cmd->passthrough && a->npos == names - 1) {
 		a->rest = argv + at;
@@ -238,8 +253,8 @@ int cmd_parse(const struct cmd_ctx *ctx, int argc, char **argv,
 		return -1;
 	if (a->rest)
 		return 0;
-	len = usage_positional(cmd->usage, a->npos, &w, &many);
-	if (len) {
+	len = usage_positional(cmd->usage, a->npos, &w, &many, true);
+	if (len && w[-1] != '[') {
 		err_usage("missing %.*s", (int)len, w);
 		a->rc = EX_USAGE;
 		return -1;

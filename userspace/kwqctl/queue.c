@@ -13,7 +13,7 @@
 
 enum {
 	CREATE_LIMITER, CREATE_MAX_WAIT, CREATE_MAX_ITEMS, CREATE_MODE,
-	CREATE_NR_OPTS
+	CREATE_MAX_RETRIES, CREATE_MAX_DEAD, CREATE_NR_OPTS
 };
 
 const struct cmd_opt create_opts[] = {
@@ -28,6 +28,11 @@ const struct cmd_opt create_opts[] = {
 		"most keys queued at once (default: no cap)" },
 	[CREATE_MODE] = { "mode", 0, "OCTAL",
 		"permission bits for opening it (default 0600)" },
+	[CREATE_MAX_RETRIES] = { "max-retries", 0, "N",
+		"failures requeued before a key moves to the dead set\n"
+		"(default: no dead set; at most 1000000)" },
+	[CREATE_MAX_DEAD] = { "max-dead", 0, "N",
+		"most dead keys kept, oldest dropped (default 1024)" },
 	[CREATE_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -70,6 +75,18 @@ static int create_opt(void *st, int opt, const char *val)
 			return -1;
 		}
 		c->q.max_items = v;
+		return 0;
+	case CREATE_MAX_RETRIES:
+	case CREATE_MAX_DEAD:
+		if (parse_u32(val, opt == CREATE_MAX_DEAD ? KWQ_MAX_DEAD :
+				   KWQ_MAX_RETRIES, &v)) {
+			err_usage("bad --%s '%s'", create_opts[opt].name, val);
+			return -1;
+		}
+		if (opt == CREATE_MAX_DEAD)
+			c->q.max_dead = v;
+		else
+			c->q.max_retries = v;
 		return 0;
 	case CREATE_MODE:
 		errno = 0;

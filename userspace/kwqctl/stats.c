@@ -31,6 +31,10 @@ static const struct stat_field {
 	  offsetof(struct kwq_stats_args, unfinished_work_ns) },
 	{ "longest_running_ns",
 	  offsetof(struct kwq_stats_args, longest_running_ns) },
+	{ "dead", offsetof(struct kwq_stats_args, dead) },
+	{ "dead_total", offsetof(struct kwq_stats_args, dead_total) },
+	{ "dead_dropped_total",
+	  offsetof(struct kwq_stats_args, dead_dropped_total) },
 };
 
 #define NFIELDS ARRAY_SIZE(stat_fields)

@@ -2,8 +2,11 @@
 /*
  * kwqctl: work, a pool of workers that run a command for each key: the
  * key as its last argument and in KWQ_KEY; success forgets the key,
- * failure adds it back rate-limited, until --max-retries gives it up.
- * Keys are leased: if kwqctl dies they go back to the queue.
+ * failure adds it back rate-limited. A queue with a dead set (create
+ * --max-retries) decides when a key has failed for good and keeps it
+ * there, to be listed and revived; --max-retries here is for queues
+ * without one: it counts and forgets the key. Keys are leased: if
+ * kwqctl dies they go back to the queue.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,7 +28,9 @@ enum { WORK_JOBS, WORK_MAX_RETRIES, WORK_NR_OPTS };
 const struct cmd_opt work_opts[] = {
 	[WORK_JOBS] = { NULL, 'j', "N", "N workers (threads, default 1)" },
 	[WORK_MAX_RETRIES] = { "max-retries", 0, "N",
-		"give a key up after N retries (default: never)" },
+		"for a queue without a dead set: forget a key after\n"
+		"N retries (default: never). A queue created with\n"
+		"--max-retries moves it to its dead set instead" },
 	[WORK_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -135,6 +140,10 @@ static void work_settle(struct work *w, int fd, const char *key, size_t n,
 			work_fatal(w, errno, "add-rate-limited key", key);
 		work_note(w, "key %s: failed (exit status %d), not retried: queue shut down",
 			  key, rc);
+	} else if (delay == KWQ_DELAY_DEAD) {
+		/* The queue's max_retries: it keeps the key in its dead set. */
+		work_note(w, "key %s: dead after %ld retries (last exit status %d); "
+			  "kwqctl revive %s %s", key, r, rc, w->queue, key);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "libkwq.h"
+#include "kwq/keys.h"
 #include "kwq/metrics.h"
 
 #define KWQ_PUBLIC __attribute__((visibility("default")))
@@ -67,6 +68,8 @@ KWQ_PUBLIC int kwq_create(int fd, const char *name,
 		a.nr_limits = opts->nr_limits;
 		memcpy(a.limits, opts->limits,
 		       opts->nr_limits * sizeof(a.limits[0]));
+		a.max_retries = opts->max_retries;
+		a.max_dead = opts->max_dead;
 	}
 	return ioctl(fd, KWQ_IOC_CREATE, &a) < 0 ? -1 : 0;
 }
@@ -526,6 +529,131 @@ KWQ_PUBLIC long kwq_num_requeues(int fd, const void *key, size_t len)
 	if (ioctl(fd, KWQ_IOC_NUM_REQUEUES, &a) < 0)
 		return -1;
 	return (long)a.count;
+}
+
+/* --- the dead set ------------------------------------------------------ */
+
+/* KWQ_IOC_REVIVE or KWQ_IOC_PURGE of @key, or of all if @key is NULL. */
+static long kwq_dead_ioctl(int fd, unsigned long cmd, const void *key,
+			   size_t len)
+{
+	struct kwq_dead_args a;
+
+	memset(&a, 0, sizeof(a));
+	if (key) {
+		a.key = kwq_ptr(key);
+		a.len = len > UINT32_MAX ? UINT32_MAX : (__u32)len;
+	} else {
+		a.flags = KWQ_DEAD_ALL;
+	}
+	if (ioctl(fd, cmd, &a) < 0)
+		return -1;
+	return (long)a.count;
+}
+
+KWQ_PUBLIC int kwq_revive(int fd, const void *key, size_t len)
+{
+	return key ? (kwq_dead_ioctl(fd, KWQ_IOC_REVIVE, key, len) < 0 ? -1 : 0)
+		   : (errno = EINVAL, -1);
+}
+
+KWQ_PUBLIC long kwq_revive_all(int fd)
+{
+	return kwq_dead_ioctl(fd, KWQ_IOC_REVIVE, NULL, 0);
+}
+
+KWQ_PUBLIC int kwq_purge(int fd, const void *key, size_t len)
+{
+	return key ? (kwq_dead_ioctl(fd, KWQ_IOC_PURGE, key, len) < 0 ? -1 : 0)
+		   : (errno = EINVAL, -1);
+}
+
+KWQ_PUBLIC long kwq_purge_all(int fd)
+{
+	return kwq_dead_ioctl(fd, KWQ_IOC_PURGE, NULL, 0);
+}
+
+/* --- introspection ------------------------------------------------------ */
+
+KWQ_PUBLIC const char *kwq_state_name(unsigned int state)
+{
+	return kwq_key_state_name(state);
+}
+
+KWQ_PUBLIC unsigned int kwq_state_parse(const char *name)
+{
+	const char *s;
+	unsigned int i;
+
+	for (i = 1; (s = kwq_key_state_name(i)); i++)
+		if (strcmp(name, s) == 0)
+			return i;
+	return 0;
+}
+
+KWQ_PUBLIC int kwq_inspect(int fd, const void *key, size_t len,
+			   struct kwq_info_rec *info)
+{
+	uint64_t buf[KWQ_INFO_REC_SIZE_MAX / 8];
+	struct kwq_inspect_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.key = kwq_ptr(key);
+	a.len = len > UINT32_MAX ? UINT32_MAX : (__u32)len;
+	a.recs = kwq_ptr(buf);
+	a.recs_len = sizeof(buf);
+	if (ioctl(fd, KWQ_IOC_INSPECT, &a) < 0)
+		return -1;
+	if (a.nr != 1 || a.used < sizeof(*info)) {
+		errno = EPROTO;
+		return -1;
+	}
+	memcpy(info, buf, sizeof(*info));
+	return 0;
+}
+
+KWQ_PUBLIC long kwq_inspect_list(int fd, unsigned int states,
+				 uint64_t *cursor, void *buf, size_t cap,
+				 unsigned int max, size_t *used)
+{
+	struct kwq_inspect_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.states = states;
+	a.cursor = *cursor;
+	a.recs = kwq_ptr(buf);
+	a.recs_len = cap > UINT32_MAX ? UINT32_MAX : (__u32)cap;
+	a.max = max;
+	if (ioctl(fd, KWQ_IOC_INSPECT, &a) < 0)
+		return -1;
+	*cursor = a.cursor;
+	if (used)
+		*used = a.used;
+	return (long)a.nr;
+}
+
+KWQ_PUBLIC int kwq_info_next(const void *buf, size_t used, size_t *off,
+			     const struct kwq_info_rec **rec, const void **key)
+{
+	const struct kwq_info_rec *r;
+
+	if (*off == used)
+		return 0;
+	if (*off > used || used - *off < sizeof(*r)) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = (const void *)((const char *)buf + *off);
+	if (r->len == 0 || r->len > KWQ_KEY_LEN_MAX ||
+	    used - *off < KWQ_INFO_REC_SIZE(r->len)) {
+		errno = EINVAL;
+		return -1;
+	}
+	*rec = r;
+	if (key)
+		*key = r + 1;
+	*off += KWQ_INFO_REC_SIZE(r->len);
+	return 1;
 }
 
 /* --- durations and limiter specs ------------------------------------- */

@@ -37,6 +37,9 @@ extern "C" {
  * @max_wait_ns: cap on rate-limited delays, 0 = none
  * @nr_limits: entries used in @limits, 0 = client-go's default limiter
  * @limits: rate limiters, combined as max-of
+ * @max_retries: the dead set: the rate-limited add of a key that already
+ *	failed this many times moves it there; 0 = no dead set
+ * @max_dead: most dead keys kept (oldest dropped), 0 = KWQ_DEFAULT_MAX_DEAD
  */
 struct kwq_queue_opts {
 	unsigned int mode;
@@ -44,6 +47,8 @@ struct kwq_queue_opts {
 	uint64_t max_wait_ns;
 	unsigned int nr_limits;
 	struct kwq_limit limits[KWQ_LIMITS_MAX];
+	unsigned int max_retries;
+	unsigned int max_dead;
 };
 
 /* --- device and queues ------------------------------------------------ */
@@ -192,6 +197,51 @@ int kwq_forget(int fd, const void *key, size_t len);
 int kwq_remove(int fd, const void *key, size_t len);
 /* The key's failure count (client-go NumRequeues), or -1. */
 long kwq_num_requeues(int fd, const void *key, size_t len);
+
+/* --- the dead set ------------------------------------------------------ */
+
+/*
+ * A rate-limited add's *delay_ns is KWQ_DELAY_DEAD when the key failed
+ * with max_retries used up and moved to the dead set.
+ *
+ * Back to ready with its failure count reset (revive), or dropped
+ * (purge): one dead key (0, or -1 with errno ENOENT if it is not dead),
+ * or every dead key (their number, or -1).
+ */
+int kwq_revive(int fd, const void *key, size_t len);
+long kwq_revive_all(int fd);
+int kwq_purge(int fd, const void *key, size_t len);
+long kwq_purge_all(int fd);
+
+/* --- introspection ------------------------------------------------------ */
+
+/*
+ * Where one key is: its record into *@info (the key bytes are not copied
+ * back). 0, or -1 with errno ENOENT if the queue holds nothing of it.
+ */
+int kwq_inspect(int fd, const void *key, size_t len,
+		struct kwq_info_rec *info);
+/*
+ * One chunk of a walk over the keys of @states (bits 1 << KWQ_KEY_*):
+ * records (struct kwq_info_rec + key) into @buf (@cap bytes, at least
+ * KWQ_INFO_REC_SIZE_MAX), at most @max of them; *@cursor is 0 to start
+ * and is advanced, 0 once the walk is over. Returns the number of
+ * records (possibly 0 before the end) and sets *@used; -1 on error
+ * (EAGAIN: the table is being resized, call again; ESTALE: a cursor of
+ * another queue). Read the records with kwq_info_next().
+ */
+long kwq_inspect_list(int fd, unsigned int states, uint64_t *cursor,
+		      void *buf, size_t cap, unsigned int max, size_t *used);
+/*
+ * The record at *@off of @buf (@used bytes): 1 and *@off advanced, 0 at
+ * the end, -1/EINVAL if malformed. *@rec points into @buf (aligned to 8
+ * when @buf is), *@key at the key bytes (rec->len of them).
+ */
+int kwq_info_next(const void *buf, size_t used, size_t *off,
+		  const struct kwq_info_rec **rec, const void **key);
+/* The name of state KWQ_KEY_* ("ready", ...), or NULL; and back (0: none). */
+const char *kwq_state_name(unsigned int state);
+unsigned int kwq_state_parse(const char *name);
 
 /* --- parsing and formatting (no device) ------------------------------- */
 

@@ -341,6 +341,7 @@ struct step {
 	struct kwq_list_args list;
 	struct kwq_shutdown_args shut;
 	struct kwq_stats_args stats;
+	struct kwq_inspect_args inspect;
 	__u64 len;
 	__u64 delays[BIG];
 	char names[8][KWQ_NAME_LEN];
@@ -768,6 +769,28 @@ static void p_list(struct step *s)
 	s->arg = &s->list;
 }
 
+/* INSPECT: of a0 (@one), or a walk's first chunk of up to 64 keys */
+static void p_inspect(struct step *s, int one)
+{
+	static char b[KBUF];
+
+	memset(&s->inspect, 0, sizeof(s->inspect));
+	if (one) {
+		s->inspect.key = (uintptr_t)key(b, 'a', 0);
+		s->inspect.len = KLEN;
+	} else {
+		s->inspect.states = KWQ_KEY_STATES_ALL;
+		s->inspect.max = 64;
+	}
+	s->inspect.recs = (uintptr_t)out;
+	s->inspect.recs_len = sizeof(out);
+	s->cmd = KWQ_IOC_INSPECT;
+	s->arg = &s->inspect;
+}
+
+static void p_inspect1(struct step *s) { p_inspect(s, 1); }
+static void p_inspect64(struct step *s) { p_inspect(s, 0); }
+
 static void e_none(struct step *s, int err)
 {
 	(void)s;
@@ -929,6 +952,8 @@ static const struct scen scens[] = {
 	{ "LEN", "", p_len, e_none, 0 },
 	{ "STATS", "", p_stats, e_none, 0 },
 	{ "LIST", "", p_list, e_none, 0 },
+	{ "INSPECT", "a0", p_inspect1, e_none, 0 },
+	{ "INSPECT", "a walk's first 64 keys", p_inspect64, e_none, 0 },
 	{ "SHUTDOWN", "", p_shutdown, e_shutdown, 0 },
 	{ "DONE", "batch of 40 long keys", p_done_big, e_done_big, 0 },
 	{ "REMOVE", "batch of 40 long keys", p_remove_big, e_remove_big, 0 },
@@ -940,7 +965,7 @@ static const struct scen scens[] = {
 static const char *const iocs[] = {
 	"open", "CREATE", "OPEN", "DESTROY", "LIST", "ADD", "GET", "DONE",
 	"FORGET", "REMOVE", "NUM_REQUEUES", "LEN", "SHUTDOWN", "STATS",
-	"DONE_GET",
+	"DONE_GET", "INSPECT",
 };
 
 static unsigned long points[ARRAY_SIZE(iocs)], total;
@@ -1060,17 +1085,14 @@ static void run_scen(const struct scen *sc)
  */
 static int has_metrics(const char *name)
 {
-	char link[64], path[160];
+	unsigned long inum = kt_ipc_inum();
+	char path[160];
 	struct stat sb;
-	ssize_t n;
 
-	n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
-	if (n <= 0)
+	if (!inum)
 		return 0;
-	link[n] = '\0';
-	/* "ipc:[4026531839]" */
 	snprintf(path, sizeof(path), "/sys/kernel/debug/kwq/ipc:%lu/%s/metrics",
-		 strtoul(link + 5, NULL, 10), name);
+		 inum, name);
 	return stat(path, &sb) == 0;
 }
 

@@ -118,6 +118,9 @@ static const struct {
 	{ "STATS", 0x0c, E_Q },
 	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ENOMEM) | B(EAGAIN) |
 	  B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	{ "REVIVE", 0x10, E_Q | B(ENOENT) | B(ENOSPC) | B(ESHUTDOWN) },
+	{ "PURGE", 0x11, E_Q | B(ENOENT) },
+	{ "INSPECT", 0x12, E_Q | B(ENOENT) | B(ESTALE) | B(EAGAIN) | B(ENOMEM) },
 };
 
 #define NOPS	((int)(sizeof(ops) / sizeof(ops[0])))
@@ -126,7 +129,7 @@ static const struct {
 #define E_ANY	(E_Q | B(EISCONN) | B(EDQUOT) | B(EEXIST) | B(ENOMEM) |	\
 		 B(ENOENT) | B(EACCES) | B(EPERM) | B(ENOSPC) |		\
 		 B(ESHUTDOWN) | B(EAGAIN) | B(ETIMEDOUT) | B(EINTR) |	\
-		 B(EBUSY) | B(ECANCELED))
+		 B(EBUSY) | B(ECANCELED) | B(ESTALE))
 
 struct tfd {
 	int fd;
@@ -362,6 +365,13 @@ static void op_create(struct worker *w)
 	}
 	a.max_items = chance(&w->r, 50) ? 0 : rn(&w->r, 300);
 	a.max_wait_ns = rn(&w->r, 3) ? 0 : rnd(&w->r);
+	/* A dead set, now and then a bound out of range. */
+	if (chance(&w->r, 40)) {
+		a.max_retries = chance(&w->r, 5) ? rn(&w->r, 0xffffffffu) :
+						 rn(&w->r, 4);
+		a.max_dead = chance(&w->r, 5) ? rn(&w->r, 0xffffffffu) :
+					      rn(&w->r, 3);
+	}
 	if (chance(&w->r, 3))
 		memset(a.name, 'x', sizeof(a.name));	/* not terminated */
 	struct_ioctl(w, t->fd, 0, KWQ_IOC_CREATE, &a, sizeof(a), 0, 25, -1);
@@ -784,6 +794,56 @@ static void op_num_requeues(struct worker *w)
 	struct_ioctl(w, t->fd, 9, KWQ_IOC_NUM_REQUEUES, &a, sizeof(a), 1, 10, -1);
 }
 
+/* KWQ_IOC_REVIVE (@op 14) or KWQ_IOC_PURGE (15): a key, or all. */
+static void op_dead(struct worker *w, int op)
+{
+	struct kwq_dead_args a = {};
+	struct tfd *t = pick_fd(w, 0);
+	unsigned char key[KWQ_KEY_LEN_MAX];
+	int kid;
+
+	if (!t)
+		return;
+	if (chance(&w->r, 30)) {
+		a.flags = KWQ_DEAD_ALL;
+	} else {
+		a.len = (uint32_t)make_key(w, key, 0, &kid);
+		a.key = (uintptr_t)arg_ptr(w, key, a.len, 0);
+	}
+	if (chance(&w->r, 5))
+		a.len = chance(&w->r, 50) ? 0 : KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 1000);
+	struct_ioctl(w, t->fd, op, op == 14 ? KWQ_IOC_REVIVE : KWQ_IOC_PURGE,
+		     &a, sizeof(a), 1, 10, -1);
+}
+
+/* KWQ_IOC_INSPECT (@op 16): one key, or a chunk of a walk. */
+static void op_inspect(struct worker *w)
+{
+	struct kwq_inspect_args a = {};
+	struct tfd *t = pick_fd(w, 0);
+	unsigned char key[KWQ_KEY_LEN_MAX];
+	int kid;
+
+	if (!t)
+		return;
+	if (chance(&w->r, 40)) {
+		a.len = (uint32_t)make_key(w, key, 0, &kid);
+		a.key = (uintptr_t)arg_ptr(w, key, a.len, 0);
+	} else {
+		a.states = chance(&w->r, 90) ? rn(&w->r, KWQ_KEY_STATES_ALL + 1) :
+					     (uint32_t)rnd(&w->r);
+		a.max = chance(&w->r, 90) ? 1 + rn(&w->r, 8) : rn(&w->r, 1000);
+		/* a cursor of this walk, of none, or made up */
+		a.cursor = chance(&w->r, 70) ? 0 : rnd(&w->r);
+	}
+	a.recs_len = chance(&w->r, 90) ? 8 * KWQ_INFO_REC_SIZE_MAX :
+					rn(&w->r, 2 * KWQ_INFO_REC_SIZE_MAX);
+	a.recs = (uintptr_t)arg_ptr(w, w->arena + ARENA / 2,
+				     8 * KWQ_INFO_REC_SIZE_MAX, 1);
+	struct_ioctl(w, t->fd, 16, KWQ_IOC_INSPECT, &a, sizeof(a), 1, 10,
+		     offsetof(struct kwq_inspect_args, recs));
+}
+
 static void op_len(struct worker *w)
 {
 	struct tfd *t = pick_fd(w, 0);
@@ -832,7 +892,7 @@ static void op_raw(struct worker *w)
 
 	if (!t)
 		return;
-	nr = chance(&w->r, 90) ? rn(&w->r, 0x10) : rn(&w->r, 256);
+	nr = chance(&w->r, 90) ? rn(&w->r, 0x14) : rn(&w->r, 256);
 	size = chance(&w->r, 50) ? rn(&w->r, 256) : rn(&w->r, _IOC_SIZEMASK + 1);
 	dir = rn(&w->r, 4);
 	if (chance(&w->r, 3))
@@ -937,8 +997,12 @@ static void step(struct worker *w, int child)
 		op_num_requeues(w);
 	else if (c < 71)
 		op_len(w);
-	else if (c < 74)
+	else if (c < 72)
 		op_stats(w);
+	else if (c < 73)
+		op_inspect(w);
+	else if (c < 74)
+		op_dead(w, chance(&w->r, 50) ? 14 : 15);
 	else if (c < 75)
 		op_shutdown(w, child);
 	else if (c < 87)

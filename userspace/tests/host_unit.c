@@ -261,14 +261,19 @@ int main(void)
 	}
 
 	/* uapi layout: identical on 32 and 64 bit (no compat translation) */
-	ktap_check(sizeof(struct kwq_create_args) == 184 &&
+	ktap_check(sizeof(struct kwq_create_args) == 192 &&
 		   sizeof(struct kwq_open_args) == 72 &&
 		   sizeof(struct kwq_list_args) == 16 &&
 		   sizeof(struct kwq_keys_args) == 48 &&
 		   sizeof(struct kwq_get_args) == 40 &&
 		   sizeof(struct kwq_key_args) == 16 &&
 		   sizeof(struct kwq_shutdown_args) == 8 &&
-		   sizeof(struct kwq_stats_args) == 440 &&
+		   sizeof(struct kwq_stats_args) == 464 &&
+		   offsetof(struct kwq_stats_args, dead) ==
+		   KWQ_STATS_ARGS_SIZE_VER2 &&
+		   sizeof(struct kwq_dead_args) == 24 &&
+		   offsetof(struct kwq_create_args, max_retries) ==
+		   KWQ_CREATE_ARGS_SIZE_VER1 &&
 		   offsetof(struct kwq_stats_args, depth) ==
 		   KWQ_STATS_ARGS_SIZE_VER1 &&
 		   offsetof(struct kwq_stats_args, prios) == 304 &&

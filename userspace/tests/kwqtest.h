@@ -228,12 +228,29 @@ static inline int kt_write_file(const char *path, const char *s)
 }
 
 /*
+ * The inode number of the caller's IPC namespace (its queues' debugfs
+ * directory is ipc:<inum>), 0 if unknown.
+ */
+static inline unsigned long kt_ipc_inum(void)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
+	unsigned long inum = 0;
+
+	if (n > 0) {
+		link[n] = '\0';
+		sscanf(link, "ipc:[%lu]", &inum);
+	}
+	return inum;
+}
+
+/*
  * The number in the file @path, or with @field the number after the
  * first "@field " in it (cgroup key-value files); -1 if none.
  */
 static inline long kt_read_num(const char *path, const char *field)
 {
-	char buf[4096], *p;
+	char buf[16384], *p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 

@@ -7,34 +7,16 @@
 # workload and a queue left behind with keys ready, processing and
 # waiting (the unload destroys it). The harness loaded kwq.ko before this
 # test and unloads it after, so it leaves kwq loaded. kmemleak is checked
-# by the harness at the end of the run. Prints KTAP like tests/ktap.h.
+# by the harness at the end of the run. Prints KTAP (tests/ktap.sh).
 CYCLES=${CYCLES:-100}
 MOD=${KWQ_MOD:-/kwq/kwq.ko}
 EXAMPLE=${KWQ_EXAMPLE:-/kwq/kwq_example.ko}
-PLAN=8
-n=0
-failed=0
 # A cycle takes 0.5 s on an idle host, 3 s on the KASAN kernels with the
 # VMs of make check sharing 2 busy cores: 6 s each catches a hang without
 # failing a slow machine.
-(sleep $((CYCLES * 6 + 60)); echo "    # TIMEOUT: lifecycle_test hung"; kill -9 $$) 2>/dev/null &
-watchdog=$!
+. "$(dirname "$0")/ktap.sh"
+ktap_begin kwq_lifecycle 8 $((CYCLES * 6 + 60))
 
-echo "KTAP version 1"
-echo "1..1"
-echo "    KTAP version 1"
-echo "    # Subtest: kwq_lifecycle"
-echo "    1..$PLAN"
-
-pass() { n=$((n + 1)); echo "    ok $n $1"; }
-fail() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "    # $1: $2" | head -c 600
-	echo
-	echo "    not ok $n $1"
-}
-check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "$3"; fi; }
 loaded() { grep -q "^kwq " /proc/modules; }
 # wait_dev: devtmpfs creates /dev/kwq at misc_register
 wait_dev() {
@@ -108,7 +90,4 @@ check kwq_works_after_cycles $? "final workload failed"
 [ -z "$(kwqctl list 2>/dev/null | grep '^cyc')" ]
 check no_queue_survives_unload $? "$(kwqctl list 2>&1 | head -3)"
 
-kill $watchdog 2>/dev/null
-[ $n = $PLAN ] || { echo "    # planned $PLAN, ran $n"; failed=$((failed + 1)); }
-if [ $failed = 0 ]; then echo "ok 1 kwq_lifecycle"; else echo "not ok 1 kwq_lifecycle"; fi
-[ $failed = 0 ]
+ktap_end

@@ -8,11 +8,13 @@
  *    when the queue is destroyed after its creator exited;
  *  - a memory cgroup's memory.max (/dev/kwq queues charge the adding
  *    task's memcg): ENOMEM, every key accepted before it is still there
- *    exactly once.
+ *    exactly once; the keys are charged to the adder's cgroup and given
+ *    back when the queue is destroyed; nothing is OOM-killed.
  * Runs as root; the per-user and memcg parts run in children.
  */
 #include "kwqtest.h"
 
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -318,18 +320,113 @@ static void memcg_child(const char *name, int pipe_w)
 	_exit(0);
 }
 
+/*
+ * Fork memcg_child() on queue @name; wait for its report: *@n keys
+ * accepted, then errno *@e. Returns the child, which holds the queue
+ * until killed.
+ */
+static pid_t memcg_fill(const char *name, unsigned int *n, int *e)
+{
+	char line[64] = "";
+	pid_t pid;
+	ssize_t r;
+	int p[2];
+
+	*n = 0;
+	*e = -1;
+	if (pipe(p) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0)
+		memcg_child(name, p[1]);
+	close(p[1]);
+	r = read(p[0], line, sizeof(line) - 1);
+	close(p[0]);
+	if (r > 0)
+		sscanf(line, "%u %d", n, e);
+	return pid;
+}
+
+/*
+ * OOM kills so far: /proc/vmstat's oom_kill where the kernel counts VM
+ * events, else the "oom-kill:" lines the kernel logged (one per kill).
+ */
+static long oom_kills(void)
+{
+	static char log[1 << 20];
+	long n = kt_read_num("/proc/vmstat", "oom_kill");
+	char *p;
+	int len;
+
+	if (n >= 0)
+		return n;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+	if (len < 0)
+		return -1;
+	log[len] = '\0';
+	for (n = 0, p = log; (p = strstr(p, "oom-kill:")); p++)
+		n++;
+	return n;
+}
+
+/* memory.current of the test cgroup once it fell to @below, or after 2 s. */
+static long memcg_settle(long below)
+{
+	long cur = kt_read_num(CGK "/memory.current", NULL);
+	int i;
+
+	for (i = 0; i < 200 && cur > below; i++) {
+		kt_sleep_ms(10);
+		cur = kt_read_num(CGK "/memory.current", NULL);
+	}
+	return cur;
+}
+
+/*
+ * A queue filled from a second child until ENOMEM, then destroyed with
+ * every key still queued: the keys were charged to the child's cgroup,
+ * and destroy gives it all back.
+ */
+static void memcg_destroy_releases(long base)
+{
+	char name[KWQ_NAME_LEN];
+	unsigned int n;
+	long full, after;
+	pid_t pid;
+	int fd, e;
+
+	fd = kt_queue("memcg2", NULL, name);
+	pid = memcg_fill(name, &n, &e);
+	full = kt_read_num(CGK "/memory.current", NULL);
+	ktap_check(n > 0 && e == ENOMEM && full - base >= (long)n * 200,
+		   "memcg_keys_charged_to_adder", "%u keys then %s, %ld bytes charged",
+		   n, kt_ename(e), full - base);
+	kill(pid, SIGKILL);
+	kt_wait(pid);
+	kwq_destroy(fd, name);
+	close(fd);
+	/* Within a page per CPU of where it started (per-CPU charge stocks). */
+	after = memcg_settle(base + 64 * 1024);
+	printf("    # memcg: %u keys queued at destroy; memory.current %ld before the child, %ld full, %ld after destroy\n",
+	       n, base, full, after);
+	ktap_check(after >= 0 && after <= base + 64 * 1024, "memcg_released_at_destroy",
+		   "memory.current %ld after destroy, %ld before", after, base);
+}
+
 static void memcg(void)
 {
 	static const char *names[] = { "memcg_limit_enomem", "memcg_usage_within_max",
 				       "memcg_every_accepted_key_once",
-				       "memcg_queue_usable_after" };
-	char name[KWQ_NAME_LEN], line[64] = "", keyp[8];
+				       "memcg_queue_usable_after",
+				       "memcg_keys_charged_to_adder",
+				       "memcg_released_at_destroy",
+				       "memcg_no_oom_kill" };
+	char name[KWQ_NAME_LEN], keyp[8];
 	struct kwq_stats_args st;
 	unsigned int n = 0, got = 0, i;
-	long max_ev, cur;
-	int p[2], e = -1, fd, bad;
+	long max_ev, cur, base, ooms, cg_ooms;
+	int e = -1, fd, bad;
 	pid_t pid;
-	ssize_t r;
 
 	mkdir(CG, 0755);
 	if (access(CG "/cgroup.controllers", F_OK) &&
@@ -341,26 +438,20 @@ static void memcg(void)
 	kt_write_file(CG "/cgroup.subtree_control", "+memory");
 	rmdir(CGK);
 	if (mkdir(CGK, 0755) < 0 || kt_write_file(CGK "/memory.max", "16M") < 0) {
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 7; i++)
 			ktap_skip(names[i], "no memory controller");
 		return;
 	}
+	ooms = oom_kills();
+	base = kt_read_num(CGK "/memory.current", NULL);
 	fd = kt_queue("memcg", NULL, name);
-	if (pipe(p) < 0)
-		exit(1);
-	pid = fork();
-	if (pid == 0)
-		memcg_child(name, p[1]);
-	close(p[1]);
-	r = read(p[0], line, sizeof(line) - 1);
-	if (r > 0)
-		sscanf(line, "%u %d", &n, &e);
+	pid = memcg_fill(name, &n, &e);
 	max_ev = kt_read_num(CGK "/memory.events", "max");
 	cur = kt_read_num(CGK "/memory.peak", NULL);
 	printf("    # memcg: %u keys accepted, then %s; memory.events max %ld, peak %ld\n",
 	       n, kt_ename(e), max_ev, cur);
 	ktap_check(n > 0 && e == ENOMEM, "memcg_limit_enomem",
-		   "accepted %u then %s (child '%s')", n, kt_ename(e), line);
+		   "accepted %u then %s", n, kt_ename(e));
 	ktap_check(cur < 0 || cur <= 16L << 20, "memcg_usage_within_max",
 		   "peak %ld > memory.max", cur);
 	bad = drain_check(fd, "m", n, &got);
@@ -373,12 +464,18 @@ static void memcg(void)
 		   "%s", strerror(errno));
 	kwq_destroy(fd, name);
 	close(fd);
+	memcg_destroy_releases(memcg_settle(base + 64 * 1024));
+	/* The limit failed adds; it never made the kernel kill anything. */
+	cg_ooms = kt_read_num(CGK "/memory.events", "oom_kill");
+	ktap_check(ooms >= 0 && oom_kills() == ooms && cg_ooms == 0,
+		   "memcg_no_oom_kill", "OOM kills: system %ld -> %ld, cgroup %ld",
+		   ooms, oom_kills(), cg_ooms);
 	rmdir(CGK);
 }
 
 int main(void)
 {
-	kt_setup("kwq_limits", 18, 300);
+	kt_setup("kwq_limits", 21, 300);
 	item_cap();
 	per_user();
 	per_user_bytes();

@@ -422,20 +422,6 @@ static char *run_output(const char *cmd)
 
 static char metrics_path[128];
 
-/* The inode number of our IPC namespace: its queues' debugfs directory. */
-static unsigned long ipc_inum(void)
-{
-	char link[64];
-	ssize_t n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
-	unsigned long inum = 0;
-
-	if (n > 0) {
-		link[n] = '\0';
-		sscanf(link, "ipc:[%lu]", &inum);
-	}
-	return inum;
-}
-
 /* Read and parse the metrics file; 0 on success. */
 static int read_metrics(struct expo *e, const char *queue, char **text)
 {
@@ -485,7 +471,7 @@ static void metrics_cases(void)
 	}
 	fd = kt_queue("metrics", &o, name);
 	snprintf(metrics_path, sizeof(metrics_path),
-		 DEBUGFS "/kwq/ipc:%lu/%s/metrics", ipc_inum(), name);
+		 DEBUGFS "/kwq/ipc:%lu/%s/metrics", kt_ipc_inum(), name);
 	if (stat(DEBUGFS "/kwq", &sb) < 0) {
 		for (i = 0; i < 32; i++)
 			ktap_skip("metrics", "no " DEBUGFS "/kwq (debugfs)");

@@ -214,20 +214,6 @@ static int try_destroy(const char *name)
 	return e;
 }
 
-/* The inode number of the caller's IPC namespace, 0 if unknown. */
-static unsigned long ipc_inum(void)
-{
-	char link[64];
-	ssize_t n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1);
-	unsigned long inum = 0;
-
-	if (n > 0) {
-		link[n] = '\0';
-		sscanf(link, "ipc:[%lu]", &inum);
-	}
-	return inum;
-}
-
 static int have_debugfs(void)
 {
 	struct stat sb;
@@ -279,7 +265,7 @@ static int ipc_child(struct child *c, void *arg)
 		       strerror(errno));
 		return 1;
 	}
-	inum = ipc_inum();
+	inum = kt_ipc_inum();
 	n = list_has(a->name, &found);
 	rcheck(n == 0 && !found, "ipcns_new_namespace_lists_nothing",
 	       "lists %d queues, ours %d times", n, found);
@@ -376,11 +362,11 @@ static void ipc_namespaces(void)
 	list_has(name, &found);
 	ktap_check(found == 1, "ipcns_init_queue_listed_once", "listed %d times",
 		   found);
-	ktap_check(!have_debugfs() || (metrics_exist(ipc_inum(), name) &&
+	ktap_check(!have_debugfs() || (metrics_exist(kt_ipc_inum(), name) &&
 				       !metrics_exist(0, name)),
 		   "ipcns_init_metrics_not_in_kernel_directory",
 		   "want %s/ipc:%lu/%s/metrics, none in %s/%s", DEBUGFS,
-		   ipc_inum(), name, DEBUGFS, name);
+		   kt_ipc_inum(), name, DEBUGFS, name);
 	kwq_destroy(fd, name);
 	close(fd);
 }
@@ -451,8 +437,11 @@ static int klog_count(const char *s)
 	return c;
 }
 
-/* As @uid/@gid (no supplementary groups): OPEN of the example's queue. */
-static int open_as(uid_t uid, gid_t gid)
+/*
+ * As @uid/@gid (no supplementary groups): @op (kwq_open or kwq_destroy)
+ * of the example's queue; its errno, 0 on success.
+ */
+static int as_user(uid_t uid, gid_t gid, int (*op)(int fd, const char *name))
 {
 	pid_t pid;
 
@@ -463,23 +452,7 @@ static int open_as(uid_t uid, gid_t gid)
 
 		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
 			_exit(255);
-		_exit(kwq_open(fd, EXNAME) ? errno : 0);
-	}
-	return kt_wait(pid);
-}
-
-static int destroy_as(uid_t uid, gid_t gid)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int fd = kt_dev();
-
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
-			_exit(255);
-		_exit(kwq_destroy(fd, EXNAME) ? errno : 0);
+		_exit(op(fd, EXNAME) ? errno : 0);
 	}
 	return kt_wait(pid);
 }
@@ -663,11 +636,11 @@ static void example_module(void)
 	list_has(EXNAME, &found);
 	ktap_check(found == 1, "published_queue_listed", "listed %d times",
 		   found);
-	e = open_as(3000, 3000);
+	e = as_user(3000, 3000, kwq_open);
 	ktap_check(!e, "published_mode_admits_owner", "open: %s", kt_ename(e));
-	e = open_as(2000, 1000);
+	e = as_user(2000, 1000, kwq_open);
 	ktap_check(!e, "published_mode_admits_group", "open: %s", kt_ename(e));
-	e = open_as(2000, 2000);
+	e = as_user(2000, 2000, kwq_open);
 	ktap_check(e == EACCES, "published_mode_refuses_other", "open: %s",
 		   kt_ename(e));
 	e = open_as_userns_root(2001);
@@ -676,7 +649,7 @@ static void example_module(void)
 	e = try_destroy(EXNAME);
 	ktap_check(e == EPERM, "published_destroy_by_root_eperm", "destroy: %s",
 		   kt_ename(e));
-	e = destroy_as(3000, 1000);
+	e = as_user(3000, 1000, kwq_destroy);
 	ktap_check(e == EPERM, "published_destroy_by_owner_eperm", "destroy: %s",
 		   kt_ename(e));
 	fd = kt_dev();

@@ -69,6 +69,15 @@ struct kwq_limit {
  * @max_items: most keys queued at once (ENOSPC beyond), 0 = no cap
  * @max_wait_ns: cap on rate-limited delays, 0 = no cap
  * @limits: the rate limiters
+ *
+ * Version 1 ends here (KWQ_CREATE_ARGS_SIZE_VER1 bytes).
+ *
+ * @max_retries: the dead set: a rate-limited add of a key that already
+ *	failed this many times moves it to the dead set instead of
+ *	requeueing it; 0..KWQ_MAX_RETRIES, 0 = no dead set
+ * @max_dead: most keys in the dead set, the oldest dropped first;
+ *	0..KWQ_MAX_DEAD, 0 = KWQ_DEFAULT_MAX_DEAD; must be 0 without
+ *	@max_retries
  */
 struct kwq_create_args {
 	char name[KWQ_NAME_LEN];
@@ -78,7 +87,14 @@ struct kwq_create_args {
 	__u32 max_items;
 	__u64 max_wait_ns;
 	struct kwq_limit limits[KWQ_LIMITS_MAX];
+	__u32 max_retries;
+	__u32 max_dead;
 };
+
+#define KWQ_CREATE_ARGS_SIZE_VER1	184
+#define KWQ_MAX_RETRIES		1000000
+#define KWQ_MAX_DEAD		1048576
+#define KWQ_DEFAULT_MAX_DEAD	1024
 
 /**
  * struct kwq_open_args - KWQ_IOC_OPEN, KWQ_IOC_DESTROY: name a queue
@@ -122,6 +138,9 @@ struct kwq_rec {
 #define KWQ_BATCH_MAX		4096
 #define KWQ_REC_SIZE_MAX	KWQ_REC_SIZE(KWQ_KEY_LEN_MAX)
 
+/* A rate-limited add's delay for a key that moved to the dead set. */
+#define KWQ_DELAY_DEAD		(~(__u64)0)
+
 /* struct kwq_keys_args.flags for KWQ_IOC_ADD; at most one of them */
 #define KWQ_ADD_AFTER		0x1	/* delay by after_ns */
 #define KWQ_ADD_RATE_LIMITED	0x2	/* delay from the queue's limiter */
@@ -135,7 +154,8 @@ struct kwq_rec {
  * @flags: KWQ_ADD_* for KWQ_IOC_ADD, else 0
  * @after_ns: KWQ_ADD_AFTER: the delay; else 0
  * @delays: KWQ_ADD_RATE_LIMITED: user pointer to @nr __u64, out: the
- *	delay chosen per key in ns; else 0
+ *	delay chosen per key in ns, KWQ_DELAY_DEAD for a key moved to the
+ *	dead set; else 0
  * @done: out: records handled. Keys are handled in order and the call
  *	stops at the first failing one: on success @done == @nr; on error
  *	the first @done keys took effect and the rest did not.
@@ -303,6 +323,12 @@ struct kwq_stats_hist {
  * @prios: ready keys of the KWQ_STATS_PRIOS highest priority levels that
  *	have any, highest first
  * @prios_other: ready keys of the levels not in @prios
+ *
+ * Version 2 ends here (KWQ_STATS_ARGS_SIZE_VER2 bytes).
+ *
+ * @dead: keys in the dead set
+ * @dead_total: keys moved to the dead set
+ * @dead_dropped_total: dead keys dropped to honour the dead set's bound
  */
 struct kwq_stats_args {
 	__u64 len;
@@ -326,9 +352,125 @@ struct kwq_stats_args {
 	__u32 pad2;
 	struct kwq_prio_len prios[KWQ_STATS_PRIOS];
 	__u64 prios_other;
+	/* version 3 */
+	__u64 dead;
+	__u64 dead_total;
+	__u64 dead_dropped_total;
 };
 
 #define KWQ_STATS_ARGS_SIZE_VER1	72
+#define KWQ_STATS_ARGS_SIZE_VER2	440
+
+/* struct kwq_dead_args.flags */
+#define KWQ_DEAD_ALL		0x1	/* every dead key; @key and @len 0 */
+
+/**
+ * struct kwq_dead_args - KWQ_IOC_REVIVE, KWQ_IOC_PURGE: one dead key or all
+ * @key: user pointer to the key bytes; 0 with KWQ_DEAD_ALL
+ * @len: key length; 0 with KWQ_DEAD_ALL
+ * @flags: KWQ_DEAD_*
+ * @count: out: keys revived or purged
+ *
+ * REVIVE moves dead keys to the ready queue with their failure count
+ * reset; PURGE drops them. ENOENT: the key is not dead (nothing
+ * changed). REVIVE: ENOSPC at the queue's item cap, ESHUTDOWN after
+ * shutdown (with KWQ_DEAD_ALL only if no key could be revived: the keys
+ * not revived stay dead, @count says how many were).
+ */
+struct kwq_dead_args {
+	__u64 key;
+	__u32 len;
+	__u32 flags;
+	__u64 count;
+};
+
+/* struct kwq_info_rec.state, and bits (1 << state) of kwq_inspect_args.states */
+#define KWQ_KEY_READY		1	/* in the ready FIFO of its priority */
+#define KWQ_KEY_WAITING		2	/* waiting for its deadline */
+#define KWQ_KEY_PROCESSING	3	/* handed out, not yet done */
+#define KWQ_KEY_DEAD		4	/* in the dead set */
+#define KWQ_KEY_IDLE		5	/* not queued; a failure count kept */
+#define KWQ_KEY_STATES_ALL	0x3e
+
+/* struct kwq_info_rec.flags */
+#define KWQ_KEY_DIRTY		0x1	/* processing: added again, ready at done */
+#define KWQ_KEY_DELAYED		0x2	/* processing: add_after, waits at done */
+#define KWQ_KEY_DYING		0x4	/* processing: failed its last retry */
+#define KWQ_KEY_DUE		0x8	/* due_ns holds a deadline */
+
+/**
+ * struct kwq_info_rec - one key as KWQ_IOC_INSPECT saw it, in a record
+ *	buffer: this header, then @len key bytes zero-padded to 8
+ *	(KWQ_INFO_REC_SIZE(len))
+ * @len: key length
+ * @state: KWQ_KEY_READY .. KWQ_KEY_IDLE
+ * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
+ * @priority: its priority (processing: the one it was handed out with)
+ * @failures: its failure count
+ * @holder: processing: the process id, in the caller's pid namespace, of
+ *	the process whose fd holds the lease (the one that opened it); 0 for
+ *	a detached key, a kernel queue's key, or a pid not visible there
+ * @since_ns: ready: time since it became ready; processing: time held;
+ *	dead: time since its last failure; else 0
+ * @due_ns: with KWQ_KEY_DUE, time left until its next deadline (0 if
+ *	passed): waiting, until it is ready; ready or processing, a deadline
+ *	an add_after asked for, run after its run
+ * @timeout_ns: processing: time left until its processing deadline, 0 for
+ *	none
+ */
+struct kwq_info_rec {
+	__u32 len;
+	__u32 state;
+	__u32 flags;
+	__s32 priority;
+	__u32 failures;
+	__u32 holder;
+	__u64 since_ns;
+	__u64 due_ns;
+	__u64 timeout_ns;
+	/* followed by len key bytes, zero-padded to 8 */
+};
+
+#define KWQ_INFO_REC_SIZE(len)	((sizeof(struct kwq_info_rec) + (len) + 7) & ~7UL)
+#define KWQ_INFO_REC_SIZE_MAX	KWQ_INFO_REC_SIZE(KWQ_KEY_LEN_MAX)
+/* Most records one KWQ_IOC_INSPECT returns. */
+#define KWQ_INSPECT_MAX		256
+
+/**
+ * struct kwq_inspect_args - KWQ_IOC_INSPECT: one key, or a chunk of a walk
+ *	over the keys of some states
+ * @key: one key: user pointer to its bytes; 0 to list
+ * @len: one key: its length; list: 0
+ * @states: list: bits (1 << KWQ_KEY_*) of the states listed, a non-empty
+ *	subset of KWQ_KEY_STATES_ALL; one key: 0
+ * @cursor: list: 0 to start, else the cursor the previous call returned;
+ *	out: where the walk goes on, 0 once it is over. One key: 0
+ * @recs: user pointer to the record buffer (struct kwq_info_rec each)
+ * @recs_len: bytes at @recs, at least KWQ_INFO_REC_SIZE_MAX
+ * @max: list: most records, 1..KWQ_INSPECT_MAX (and at most
+ *	@recs_len / KWQ_INFO_REC_SIZE_MAX are returned); one key: 0
+ * @nr: out: records written
+ * @used: out: bytes of @recs written
+ *
+ * One key: ENOENT if the queue holds nothing of it. A list call holds the
+ * queue lock once, for a bounded part of its table: it may return fewer
+ * records than @max, even none, with a non-zero cursor; call again until
+ * the cursor is 0. A key present during the whole walk is listed once.
+ * A cursor of another queue is ESTALE, one out of range EINVAL; EAGAIN
+ * while the queue's table is being resized (call again with the same
+ * cursor).
+ */
+struct kwq_inspect_args {
+	__u64 key;
+	__u32 len;
+	__u32 states;
+	__u64 cursor;
+	__u64 recs;
+	__u32 recs_len;
+	__u32 max;
+	__u32 nr;
+	__u32 used;
+};
 
 #define KWQ_IOC_MAGIC		0xb7
 
@@ -346,5 +488,8 @@ struct kwq_stats_args {
 #define KWQ_IOC_SHUTDOWN	_IOW(KWQ_IOC_MAGIC, 0x0b, struct kwq_shutdown_args)
 #define KWQ_IOC_STATS		_IOR(KWQ_IOC_MAGIC, 0x0c, struct kwq_stats_args)
 #define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x0d, struct kwq_done_get_args)
+#define KWQ_IOC_REVIVE		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_dead_args)
+#define KWQ_IOC_PURGE		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_dead_args)
+#define KWQ_IOC_INSPECT		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_inspect_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */

@@ -24,6 +24,14 @@ int main(void)
 	P(KWQ_IOC_SHUTDOWN);
 	P(KWQ_IOC_STATS);
 	P(KWQ_IOC_DONE_GET);
+	P(KWQ_IOC_REVIVE);
+	P(KWQ_IOC_PURGE);
+	P(KWQ_IOC_INSPECT);
+	P(sizeof(struct kwq_info_rec));
+	P(KWQ_INFO_REC_SIZE_MAX);
+	P(KWQ_INSPECT_MAX);
+	P(KWQ_DEAD_ALL);
+	P(KWQ_KEY_STATES_ALL);
 	P(sizeof(struct kwq_limit));
 	P(sizeof(struct kwq_rec));
 	P(KWQ_REC_SIZE_MAX);

@@ -654,6 +654,58 @@ func run(fn func() error) error {
 	}
 }
 
+// testDeadSet: a poison key dies after MaxRetries, is listed, inspected,
+// revived with its count reset; an unknown key is ENOENT.
+func testDeadSet() error {
+	seq++
+	name := fmt.Sprintf("gotest-%d-%d", os.Getpid(), seq)
+	kwq.Destroy(name)
+	q, err := kwq.New(kwq.Config{Name: name, MaxRetries: 1,
+		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)})
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("poison")
+	for i := 0; i < 2; i++ {
+		k, err := q.TryGet(5 * time.Second)
+		if err != nil || k != "poison" {
+			return errorf("get %d: %q %v", i, k, err)
+		}
+		d, err := q.TryAddRateLimited(k)
+		if err != nil || (i == 1) != (d == kwq.DelayDead) {
+			return errorf("failure %d: delay %v, %v", i, d, err)
+		}
+		q.Done(k)
+	}
+	dead, err := q.DeadKeys()
+	if err != nil || len(dead) != 1 || dead[0].Key != "poison" || dead[0].Failures != 2 ||
+		dead[0].State != kwq.Dead {
+		return errorf("dead keys %+v, %v", dead, err)
+	}
+	if st, err := q.Stats(); err != nil || st.Dead != 1 || st.DeadTotal != 1 {
+		return errorf("stats %+v, %v", st, err)
+	}
+	if err := q.Revive("nope"); !errors.Is(err, unix.ENOENT) {
+		return errorf("revive of a key not dead: %v", err)
+	}
+	if err := q.Revive("poison"); err != nil {
+		return err
+	}
+	info, err := q.Inspect("poison")
+	if err != nil || info.State != kwq.Ready || info.Failures != 0 {
+		return errorf("after revive: %+v, %v", info, err)
+	}
+	if _, err := q.Inspect("nope"); !errors.Is(err, unix.ENOENT) {
+		return errorf("inspect of an unknown key: %v", err)
+	}
+	keys, err := q.Keys(kwq.StatesAll)
+	if err != nil || len(keys) != 1 {
+		return errorf("keys %+v, %v", keys, err)
+	}
+	return nil
+}
+
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "child" {
 		child(os.Args[2], os.Args[3])
@@ -673,6 +725,7 @@ func main() {
 	add("bad input: clear errors, nothing changed", testBadInput)
 	add("two processes share one queue", testTwoProcesses)
 	add("a SIGKILLed worker's keys come back", testKilledWorker)
+	add("dead set and introspection: MaxRetries, DeadKeys, Revive, Inspect, Keys", testDeadSet)
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {

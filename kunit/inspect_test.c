@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit cases for per-key introspection: kwq_inspect() reports each state
+ * with its priority, failure count, times and flags; kwq_inspect_list()
+ * walks the keys of some states in bounded chunks with a cursor that a
+ * table growth does not disturb and that is refused when it is another
+ * queue's or out of range. One behaviour per case, on a fake clock.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/kwq.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "kwq_test.h"
+#include "queue.h"
+
+#define MS	NSEC_PER_MSEC
+/* Keys "i-0".."i-<IT_KEYS - 1>": several table growths. */
+#define IT_KEYS	3000
+
+/* kwq_inspect() of @key into a zeroed @info; its return. */
+static int it_inspect(struct kwq *q, const char *key, struct kwq_key_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return kwq_inspect(q, key, strlen(key), info);
+}
+
+static void it_add_keys(struct kunit *test, struct kwq *q, unsigned int from,
+			unsigned int to)
+{
+	char key[16];
+
+	for (; from < to; from++) {
+		snprintf(key, sizeof(key), "i-%u", from);
+		KUNIT_ASSERT_EQ(test, 0, kt_add(q, key));
+	}
+}
+
+/*
+ * Walk the keys of @states, @max per call, marking each "i-N" seen in
+ * @seen (IT_KEYS bits); counts keys seen twice in *@twice. @between, if
+ * not NULL, runs after each call. Returns the number of keys listed.
+ */
+static unsigned int it_walk(struct kunit *test, struct kwq *q, u32 states,
+			    unsigned int max, unsigned long *seen,
+			    unsigned int *twice,
+			    void (*between)(struct kunit *, struct kwq *))
+{
+	struct kwq_key_info *infos;
+	unsigned int total = 0, i, k, calls = 0;
+	u64 cursor = 0;
+	char key[16];
+	int n;
+
+	infos = kunit_kcalloc(test, max, sizeof(*infos), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, infos);
+	*twice = 0;
+	do {
+		n = kwq_inspect_list(q, states, &cursor, infos, max);
+		if (n == -EAGAIN) {
+			flush_work(&q->grow_work);
+			continue;
+		}
+		KUNIT_ASSERT_GE(test, n, 0);
+		KUNIT_ASSERT_LE(test, n, (int)max);
+		for (i = 0; i < n; i++) {
+			memcpy(key, infos[i].key, min_t(size_t, 15, infos[i].key_len));
+			key[min_t(size_t, 15, infos[i].key_len)] = '\0';
+			if (sscanf(key, "i-%u", &k) == 1 && k < IT_KEYS &&
+			    test_and_set_bit(k, seen))
+				(*twice)++;
+		}
+		total += n;
+		if (between)
+			between(test, q);
+		KUNIT_ASSERT_LT(test, ++calls, 100000U);
+	} while (cursor);
+	return total;
+}
+
+static void unknown_key_is_enoent(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+
+	KUNIT_EXPECT_EQ(test, -ENOENT, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect(q, NULL, 1, &info));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect(q, "a", 1, NULL));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect(q, "a", KWQ_KEY_MAX + 1,
+						   &info));
+}
+
+static void ready_key_reports_priority_and_time_waited(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_key_info info;
+
+	kt_add_prio(q, "a", 7);
+	kt_advance(c, 30 * MS);
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, info.state);
+	KUNIT_EXPECT_EQ(test, 7, info.priority);
+	KUNIT_EXPECT_EQ(test, 30 * MS, info.since_ns);
+	KUNIT_EXPECT_EQ(test, 0U, info.flags);
+	KUNIT_EXPECT_EQ(test, 1, (int)info.key_len);
+	KUNIT_EXPECT_EQ(test, 'a', info.key[0]);
+}
+
+static void ready_key_reports_remembered_deadline(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_key_info info;
+
+	kt_add(q, "a");
+	kt_add_after(q, "a", 100 * MS);
+	kt_advance(c, 40 * MS);
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DUE, info.flags);
+	KUNIT_EXPECT_EQ(test, 60 * MS, info.due_ns);
+}
+
+static void waiting_key_reports_time_left(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_key_info info;
+
+	kt_add_after(q, "a", 100 * MS);
+	kt_advance(c, 30 * MS);
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, info.state);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DUE, info.flags);
+	KUNIT_EXPECT_EQ(test, 70 * MS, info.due_ns);
+	KUNIT_EXPECT_EQ(test, 0ULL, info.since_ns);
+}
+
+static void processing_key_reports_owner_and_time_held(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_key_info info;
+	struct kwq_item item;
+	int owner;
+
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0, &item));
+	kt_advance(c, 20 * MS);
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_PROCESSING, info.state);
+	KUNIT_EXPECT_PTR_EQ(test, (const void *)&owner, info.owner);
+	KUNIT_EXPECT_EQ(test, 20 * MS, info.since_ns);
+	/* A kernel queue's creator told no holder ids; no deadline. */
+	KUNIT_EXPECT_EQ(test, 0U, info.holder);
+	KUNIT_EXPECT_EQ(test, 0ULL, info.timeout_ns);
+	KUNIT_EXPECT_EQ(test, 0U, info.flags);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+static void processing_key_added_again_is_dirty(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DIRTY, info.flags);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+static void processing_key_added_after_is_delayed(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_key_info info;
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add_after(q, "a", 50 * MS);
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)(KWQ_KEY_DELAYED | KWQ_KEY_DUE), info.flags);
+	KUNIT_EXPECT_EQ(test, 50 * MS, info.due_ns);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+static void processing_key_past_its_retries_is_dying(struct kunit *test)
+{
+	struct kwq_config cfg = { .max_retries = 1 };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_key_info info;
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_advance(c, kt_rate_limited(test, q, "a"));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_advance(c, 1000 * MS);
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DYING, info.flags);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+static void dead_key_reports_count_and_time_since_failure(struct kunit *test)
+{
+	struct kwq_config cfg = { .max_retries = 1 };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_key_info info;
+
+	kt_add_after(q, "a", 10 * MS);
+	kt_rate_limited(test, q, "a");
+	/* Waiting with one failure: the next failure is its last. */
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
+	kt_advance(c, 25 * MS);
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, info.state);
+	KUNIT_EXPECT_EQ(test, 2U, info.failures);
+	KUNIT_EXPECT_EQ(test, 25 * MS, info.since_ns);
+}
+
+static void idle_key_reports_its_failure_count(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+
+	kt_add(q, "a");
+	kt_rate_limited(test, q, "a");
+	kt_get_done(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 0, kt_remove(q, "a"));
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, info.state);
+	KUNIT_EXPECT_EQ(test, 1U, info.failures);
+}
+
+static void list_walks_every_key_once_in_chunks(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	unsigned long *seen = kunit_kzalloc(test, BITS_TO_LONGS(IT_KEYS) *
+					    sizeof(long), GFP_KERNEL);
+	unsigned int twice;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	it_add_keys(test, q, 0, IT_KEYS);
+	flush_work(&q->grow_work);
+	KUNIT_EXPECT_EQ(test, (unsigned int)IT_KEYS,
+			it_walk(test, q, KWQ_KEY_STATES_ALL, 7, seen, &twice,
+				NULL));
+	KUNIT_EXPECT_EQ(test, 0U, twice);
+	KUNIT_EXPECT_EQ(test, (unsigned int)IT_KEYS,
+			bitmap_weight(seen, IT_KEYS));
+}
+
+static void list_keeps_to_the_states_asked(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	unsigned long seen[BITS_TO_LONGS(IT_KEYS)] = {};
+	struct kwq_item item;
+	unsigned int twice;
+
+	it_add_keys(test, q, 0, 10);
+	kt_add_after(q, "w", 100 * MS);
+	item = kt_get(test, q, "i-0");
+	KUNIT_EXPECT_EQ(test, 1U, it_walk(test, q, BIT(KWQ_KEY_PROCESSING), 4,
+					  seen, &twice, NULL));
+	KUNIT_EXPECT_TRUE(test, test_bit(0, seen));
+	KUNIT_EXPECT_EQ(test, 1U, it_walk(test, q, BIT(KWQ_KEY_WAITING), 4,
+					  seen, &twice, NULL));
+	KUNIT_EXPECT_EQ(test, 9U, it_walk(test, q, BIT(KWQ_KEY_READY), 4,
+					  seen, &twice, NULL));
+	KUNIT_EXPECT_EQ(test, 0U, it_walk(test, q, BIT(KWQ_KEY_DEAD), 4,
+					  seen, &twice, NULL));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+/* it_walk()'s @between: a growth of the table between two chunks. */
+static void it_grow(struct kunit *test, struct kwq *q)
+{
+	static unsigned int next = IT_KEYS / 4;
+
+	if (next >= IT_KEYS)
+		return;
+	it_add_keys(test, q, next, min(next + 600, (unsigned int)IT_KEYS));
+	next += 600;
+	flush_work(&q->grow_work);
+}
+
+static void list_survives_table_growth(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	unsigned long *seen = kunit_kzalloc(test, BITS_TO_LONGS(IT_KEYS) *
+					    sizeof(long), GFP_KERNEL);
+	unsigned int twice, bits;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	it_add_keys(test, q, 0, IT_KEYS / 4);
+	flush_work(&q->grow_work);
+	bits = q->hash_bits;
+	it_walk(test, q, KWQ_KEY_STATES_ALL, 5, seen, &twice, it_grow);
+	KUNIT_EXPECT_GT(test, q->hash_bits, bits);
+	/* Each key there from the start: listed, and once. */
+	KUNIT_EXPECT_EQ(test, 0U, twice);
+	KUNIT_EXPECT_EQ(test, (unsigned int)IT_KEYS / 4,
+			bitmap_weight(seen, IT_KEYS / 4));
+}
+
+static void list_holds_the_lock_for_a_bounded_chunk(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	u64 cursor = 0;
+
+	it_add_keys(test, q, 0, IT_KEYS);
+	flush_work(&q->grow_work);
+	KUNIT_ASSERT_GT(test, 1UL << q->hash_bits, (unsigned long)KWQ_INSPECT_BUCKETS);
+	/* No dead key: the call stops after its buckets, not at the end. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_inspect_list(q, BIT(KWQ_KEY_DEAD),
+						  &cursor, &info, 1));
+	KUNIT_EXPECT_NE(test, 0ULL, cursor);
+}
+
+static void cursor_of_another_queue_is_estale(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq *other = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	u64 cursor = 0, kept;
+
+	it_add_keys(test, q, 0, 4);
+	KUNIT_ASSERT_EQ(test, 1, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+						  &cursor, &info, 1));
+	KUNIT_ASSERT_NE(test, 0ULL, cursor);
+	kept = cursor;
+	/* Tags are random: a clash would make this case meaningless. */
+	if (q->cursor_tag == other->cursor_tag)
+		kunit_skip(test, "both queues drew the same tag");
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			kwq_inspect_list(other, KWQ_KEY_STATES_ALL, &cursor,
+					 &info, 1));
+	KUNIT_EXPECT_EQ(test, kept, cursor);
+}
+
+static void forged_cursor_is_refused(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	u64 cursor;
+
+	/* The queue's tag, a bucket beyond its table. */
+	cursor = (u64)q->cursor_tag << 48 | 1U << q->hash_bits;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+							&cursor, &info, 1));
+	/* No tag at all. */
+	cursor = 1;
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+							&cursor, &info, 1));
+	KUNIT_EXPECT_EQ(test, 1ULL, cursor);
+}
+
+static void list_bad_arguments_are_einval(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	u64 cursor = 0;
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, 0, &cursor, &info, 1));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, BIT(0), &cursor,
+							&info, 1));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, BIT(6), &cursor,
+							&info, 1));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+							&cursor, &info, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+							NULL, &info, 1));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+							&cursor, NULL, 1));
+}
+
+static void list_while_table_grows_is_eagain(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_node *fake = (void *)q;	/* never followed */
+	struct kwq_key_info info;
+	u64 cursor = 0;
+
+	/* As kwq_grow_work() leaves it between two chunks of its move. */
+	spin_lock_irq(&q->lock);
+	q->new_hash = &fake;
+	spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, -EAGAIN, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
+							&cursor, &info, 1));
+	KUNIT_EXPECT_EQ(test, 0ULL, cursor);
+	spin_lock_irq(&q->lock);
+	q->new_hash = NULL;
+	spin_unlock_irq(&q->lock);
+}
+
+static struct kunit_case kwq_inspect_cases[] = {
+	KUNIT_CASE(unknown_key_is_enoent),
+	KUNIT_CASE(ready_key_reports_priority_and_time_waited),
+	KUNIT_CASE(ready_key_reports_remembered_deadline),
+	KUNIT_CASE(waiting_key_reports_time_left),
+	KUNIT_CASE(processing_key_reports_owner_and_time_held),
+	KUNIT_CASE(processing_key_added_again_is_dirty),
+	KUNIT_CASE(processing_key_added_after_is_delayed),
+	KUNIT_CASE(processing_key_past_its_retries_is_dying),
+	KUNIT_CASE(dead_key_reports_count_and_time_since_failure),
+	KUNIT_CASE(idle_key_reports_its_failure_count),
+	KUNIT_CASE(list_walks_every_key_once_in_chunks),
+	KUNIT_CASE(list_keeps_to_the_states_asked),
+	KUNIT_CASE(list_survives_table_growth),
+	KUNIT_CASE(list_holds_the_lock_for_a_bounded_chunk),
+	KUNIT_CASE(cursor_of_another_queue_is_estale),
+	KUNIT_CASE(forged_cursor_is_refused),
+	KUNIT_CASE(list_bad_arguments_are_einval),
+	KUNIT_CASE(list_while_table_grows_is_eagain),
+	{}
+};
+
+static struct kunit_suite kwq_inspect_suite = {
+	.name = "kwq_inspect",
+	.test_cases = kwq_inspect_cases,
+};
+
+kunit_test_suite(kwq_inspect_suite);
