@@ -18,7 +18,7 @@
 #                        table, same keys, shims and cache model
 #                        (Documentation/benchmarks.rst, "rhashtable against
 #                        kwq's table"); results in build/bench-host/tables
-#   make kernel          build/cache the debug test kernel only
+#   make kernel          build/cache the debug test kernels (6.12, 7.2) only
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
 #                        SEED=S (random, printed) PROCS=P THREADS=T
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
@@ -76,7 +76,8 @@ bench-host-tables:
 	tools/bench-host/tables.sh
 
 kernel:
-	tools/testing/build-kernel.sh tools/testing/config/debug.config
+	tools/testing/build-kernel.sh tools/testing/config/debug.config 6.12
+	tools/testing/build-kernel.sh tools/testing/config/debug.config 7.2
 
 SECONDS ?= 300
 PROCS ?= 3

@@ -2040,8 +2040,7 @@ void kwq_clock_expired(struct kwq *q)
 	    KWQ_DELAY_CHUNK) {
 		/* Maybe more: in a later call. */
 		kwq_timer_set(q, now);
-		kwq_unlock(q, flags, ready);
-		return;
+		goto out;
 	}
 	/* A queue shutting down drops its waiting keys: none becomes ready. */
 	while (!q->shutting_down) {
@@ -2061,6 +2060,7 @@ void kwq_clock_expired(struct kwq *q)
 	/* Shutting down: the timer still serves processing deadlines. */
 	if (q->shutting_down)
 		kwq_timer_update(q);
+out:
 	kwq_unlock(q, flags, ready);
 }
 EXPORT_SYMBOL_GPL(kwq_clock_expired);

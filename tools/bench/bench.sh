@@ -42,8 +42,8 @@ suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory go} "
 kargs=${KWQ_BENCH_KARGS:-}	# extra kwq_bench.ko parameters, e.g. diag=1
 start=$(date +%s)
 
-need_pkg python3 python3
-need_pkg gnuplot-nox gnuplot
+need_pkgs "${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}" \
+	gnuplot-nox:gnuplot
 
 mkdir -p "$out"
 out=$(realpath "$out")

@@ -1,12 +1,14 @@
 #!/bin/bash
 # make demo: boot Debian's stock 6.12 kernel in QEMU, load kwq, and run a
-# small controller story with kwqctl (tools/demo/story.sh), narrating as it
-# goes. Installs what it needs when run as root (KWQ_AUTO_INSTALL=0: never).
+# small controller story with kwqctl and then the Go example controller
+# (tools/demo/story.sh, userspace/go/example), narrating as it goes.
+# Installs what it needs when run as root (KWQ_AUTO_INSTALL=0: never).
 set -euo pipefail
 . "$(dirname "$0")/../testing/lib.sh"
 KWQ_AUTO_INSTALL=${KWQ_AUTO_INSTALL:-$([ "$(id -u)" = 0 ] && echo 1 || echo 0)}
 export KWQ_AUTO_INSTALL
 
+need_pkgs "${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}"
 out=$KWQ_OUT/demo
 mkdir -p "$out"
 say "locating Debian's stock 6.12 kernel and headers"
@@ -15,6 +17,8 @@ say "building kwq.ko against ${k[0]}"
 "$KWQ_ROOT/tools/testing/build-module.sh" "${k[0]}" "$out/mod" >/dev/null
 say "building kwqctl (static, for the VM)"
 make -s -C "$KWQ_ROOT/userspace" tests OUT="$out/user" >/dev/null
+say "building the Go example controller (Go from Debian unstable; the first time fetches it)"
+"$KWQ_ROOT/tools/testing/go-env.sh" go build -trimpath -o "$out/go-example" kwq.dev/kwq/example
 cat >"$out/plan" <<'PLAN'
 load_module /kwq/kwq.ko
 echo "KWQ-DEMO-BEGIN"
@@ -28,6 +32,7 @@ say "booting $(basename "${k[1]}") in QEMU (console log: $log)"
 rc=0
 "$KWQ_ROOT/tools/testing/vm.sh" -k "${k[1]}" -o "$log" -p "$out/plan" -t 180 \
 	"$out/mod/kwq.ko=/kwq/kwq.ko" "$out/user/bin/kwqctl=/usr/bin/kwqctl" \
+	"$out/go-example=/usr/bin/go-example" \
 	"$KWQ_ROOT/tools/demo/story.sh=/demo/story.sh" \
 	"$KWQ_ROOT/tools/demo/reconcile.sh=/demo/reconcile.sh" \
 	"$KWQ_ROOT/tools/demo/deadline.sh=/demo/deadline.sh" \

@@ -59,4 +59,7 @@ say "The same in Prometheus text (client-go workqueue_* names)"
 run kwqctl stats pods --prometheus
 run kwqctl destroy pods
 
+say "The same controller in Go: client-go's sample-controller worker pool, kwq's constructor (userspace/go/example)"
+say "Every third key fails twice: AddRateLimited backs off 5ms, 10ms; success Forgets"
+run go-example -queue go-pods -keys 9 -workers 2 -v
 sh /demo/deadline.sh

@@ -28,6 +28,7 @@ mkdir -p "$KWQ_OUT/logs"
 KWQ_OUT=$(realpath "$KWQ_OUT")
 name=fuzz-$(basename "$config" .config)
 
+need_pkgs "${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_KERNEL[@]}"
 kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" "$config") || die "kernel build failed"
 "$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$KWQ_OUT/mod-$name" >/dev/null ||
 	die "module build failed (log: $KWQ_OUT/mod-$name/build.log)"

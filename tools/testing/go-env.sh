@@ -5,9 +5,9 @@
 # assembled from golang-1.27-go and golang-1.27-src in $KWQ_OUT/go/goroot,
 # and GOPATH lists kwq's own tree ($KWQ_OUT/go/path, where
 # userspace/go is kwq.dev/kwq) followed by every unpacked
-# /usr/share/gocode. GOPATH mode (GO111MODULE=off), GOPROXY=off,
-# GOTOOLCHAIN=local, CGO_ENABLED=0: the build reads nothing from the
-# network and links static binaries.
+# /usr/share/gocode; the build cache is $KWQ_CACHE/go-build. GOPATH
+# mode (GO111MODULE=off), GOPROXY=off, GOTOOLCHAIN=local, CGO_ENABLED=0:
+# the build reads nothing from the network and links static binaries.
 #
 # usage: go-env.sh CMD [ARG...]	(e.g. go-env.sh go build kwq.dev/kwq)
 set -euo pipefail
@@ -50,6 +50,8 @@ while read -r pkg _; do
 done < <(awk '$1 ~ /^golang-.*-dev$/' "$KWQ_SID_PINS")
 
 export GOROOT=$root GOPATH=$gopath GO111MODULE=off GOTOOLCHAIN=local
-export GOPROXY=off GOFLAGS='' CGO_ENABLED=0 GOCACHE=$out/cache GOTELEMETRY=off
+# The build cache is content-addressed and safe to share: in $KWQ_CACHE
+# (beside the kernels), a fresh clone's first build reuses it.
+export GOPROXY=off GOFLAGS='' CGO_ENABLED=0 GOCACHE=$KWQ_CACHE/go-build GOTELEMETRY=off
 export PATH=$root/bin:$PATH
 exec "$@"

@@ -86,10 +86,13 @@ kunit_module() {
 
 # user_test NAME CMD [ARG...]: a userspace test program that prints KTAP.
 user_test() {
-	local name=$1 rc
+	local name=$1 rc t0
 	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" >/tmp/ut.ktap 2>/tmp/ut.err
 	rc=$?
+	# Where a run's time goes (make check's stage table is per VM).
+	echo "kwq-harness: user_test $name ran from ${t0}s to $(cut -d' ' -f1 /proc/uptime)s"
 	ktap_block "user:$name" /tmp/ut.ktap
 	if [ $rc = 0 ]; then
 		step_result OK "run $name"

@@ -10,34 +10,75 @@ KWQ_JOBS=${KWQ_JOBS:-$(nproc)}
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# need_pkg PACKAGE COMMAND-OR-PATH...
-# Make sure each command (or absolute path) exists; otherwise install
-# PACKAGE when running as root (KWQ_AUTO_INSTALL=0 turns that off), else
-# stop with a message that names the package. One policy for make check,
-# make demo and make bench, as README.md says.
-need_pkg() {
-	local pkg=$1 what missing=
-	shift
-	for what in "$@"; do
-		case $what in
-		/*) [ -e "$what" ] || missing=$what ;;
-		*) command -v "$what" >/dev/null 2>&1 || missing=$what ;;
-		esac
+# wait_for PID SECONDS: true once PID (a child) has ended, false if it
+# still runs after SECONDS; for a progress line while a long job runs.
+wait_for() {
+	local n=$2
+	while [ "$n" -gt 0 ]; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+		n=$((n - 1))
 	done
-	[ -z "$missing" ] && return 0
-	if [ "$(id -u)" = 0 ] && [ "${KWQ_AUTO_INSTALL:-1}" != 0 ]; then
-		say "installing $pkg (needed for $missing)"
-		if [ -z "${KWQ_APT_UPDATED:-}" ]; then
-			apt-get update -qq >&2 || die "apt-get update failed"
-			export KWQ_APT_UPDATED=1
-		fi
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "$pkg" >&2 ||
-			die "apt-get install $pkg failed"
-		return 0
-	fi
-	die "$missing not found: install the Debian package '$pkg' (apt-get install $pkg), or run as root to install it automatically"
+	! kill -0 "$1" 2>/dev/null
 }
+
+# need_pkgs PACKAGE:COMMAND-OR-PATH...
+# Make sure each command (or absolute path) exists. What is missing is
+# installed, all in one apt-get call, when running as root
+# (KWQ_AUTO_INSTALL=0 turns that off); otherwise stop with one message
+# naming every missing Debian package. One policy for make check, make
+# demo, make bench and make fuzz, as README.md says; each starts with its
+# whole list (KWQ_PKGS_* below) so a non-root user learns it at once.
+need_pkgs() {
+	local spec pkg what missing=() log t0=$SECONDS
+	for spec in "$@"; do
+		pkg=${spec%%:*} what=${spec#*:}
+		case $what in
+		/*) [ -e "$what" ] ;;
+		*) [ -x "$(command -v "$what")" ] ;;
+		esac && continue
+		[[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	if [ "$(id -u)" != 0 ] || [ "${KWQ_AUTO_INSTALL:-1}" = 0 ]; then
+		die "missing Debian packages: ${missing[*]}
+  install them with: apt-get install ${missing[*]}
+  (or run as root, which installs them itself)"
+	fi
+	# One line here; apt's own output goes to the log.
+	mkdir -p "$KWQ_OUT/logs"
+	log=$(realpath "$KWQ_OUT")/logs/apt.log
+	say "installing Debian packages: ${missing[*]} (apt log: $log; 1-3 min on a fresh machine)"
+	if [ -z "${KWQ_APT_UPDATED:-}" ]; then
+		apt-get update >>"$log" 2>&1 || die "apt-get update failed (log: $log)"
+		export KWQ_APT_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		"${missing[@]}" >>"$log" 2>&1 ||
+		die "apt-get install ${missing[*]} failed (log: $log)"
+	say "installed ${missing[*]} ($((SECONDS - t0)) s)"
+}
+
+# need_pkg PACKAGE COMMAND-OR-PATH...: need_pkgs for one package.
+need_pkg() {
+	local pkg=$1 what specs=()
+	shift
+	for what in "$@"; do specs+=("$pkg:$what"); done
+	need_pkgs "${specs[@]}"
+}
+
+# What each command needs, checked at its start.
+KWQ_PKGS_BUILD=(gcc:gcc make:make libc6-dev:/usr/include/stdio.h python3:python3
+	debian-archive-keyring:/usr/share/keyrings/debian-archive-keyring.gpg)
+KWQ_PKGS_VM=(qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio)
+KWQ_PKGS_STOCK612=(linux-headers-6.12-amd64:/usr/share/doc/linux-headers-6.12-amd64)
+KWQ_PKGS_KERNEL=(flex:flex bison:bison bc:bc xz-utils:xz libelf-dev:/usr/include/libelf.h
+	libssl-dev:/usr/include/openssl/ssl.h linux-source-6.12:/usr/src/linux-source-6.12.tar.xz)
+# shellcheck disable=SC2034 # for the scripts that source this
+KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}"
+	"${KWQ_PKGS_KERNEL[@]}" gcc-multilib:/usr/lib32/libc.a sparse:sparse
+	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod coccinelle:spatch
+	linux-headers-amd64:/usr/share/doc/linux-headers-amd64)
 
 # sid_pin PACKAGE: the version of PACKAGE that tools/testing/sid-pins pins
 # (the packages taken from Debian unstable; sid-fetch.sh fetches them).

@@ -6,9 +6,10 @@
 // maxRetries). The queue is held as client-go's interface: only the
 // constructor is kwq's.
 //
-//	example [-queue NAME] [-workers N] [-keys N]
+//	example [-queue NAME] [-workers N] [-keys N] [-v]
 //
-// Every third key fails its first two reconciles. Exits 0 when every key
+// Every third key fails its first two reconciles; -v prints each failure,
+// its requeue with backoff and each success (make demo shows them). Exits 0 when every key
 // was reconciled exactly once.
 package main
 
@@ -25,7 +26,11 @@ import (
 	"kwq.dev/kwq"
 )
 
-const maxRetries = 5
+const (
+	maxRetries = 5
+	baseDelay  = 5 * time.Millisecond
+	maxDelay   = time.Second
+)
 
 type controller struct {
 	queue      workqueue.TypedRateLimitingInterface[string]
@@ -34,6 +39,17 @@ type controller struct {
 	reconciled map[string]int
 	retries    atomic.Int64
 	left       sync.WaitGroup
+	verbose    bool
+}
+
+// backoff is the exponential limiter's delay before requeue n+1 (the
+// bucket adds nothing at this rate): base * 2^n, at most maxDelay.
+func (c *controller) backoff(n int) time.Duration {
+	d := baseDelay << n
+	if d > maxDelay {
+		d = maxDelay
+	}
+	return d
 }
 
 // reconcile fails the first two attempts of every third key.
@@ -57,12 +73,19 @@ func (c *controller) processNextWorkItem() bool {
 	}
 	defer c.queue.Done(key)
 	if err := c.reconcile(key); err != nil {
-		if c.queue.NumRequeues(key) < maxRetries {
+		if n := c.queue.NumRequeues(key); n < maxRetries {
 			c.retries.Add(1)
+			if c.verbose {
+				fmt.Printf("  %v; AddRateLimited (requeue %d, backoff %v)\n",
+					err, n+1, c.backoff(n))
+			}
 			c.queue.AddRateLimited(key)
 			return true
 		}
 		fmt.Fprintf(os.Stderr, "example: dropping %s: %v\n", key, err)
+	}
+	if c.verbose {
+		fmt.Printf("  %s: reconciled; Forget\n", key)
 	}
 	c.queue.Forget(key)
 	c.left.Done()
@@ -73,11 +96,12 @@ func main() {
 	name := flag.String("queue", "example", "queue name")
 	workers := flag.Int("workers", 4, "worker goroutines")
 	nkeys := flag.Int("keys", 300, "keys to reconcile")
+	verbose := flag.Bool("v", false, "print every reconcile's outcome")
 	flag.Parse()
 
 	kwq.Destroy(*name)
 	q, err := kwq.New(kwq.Config{Name: *name, RateLimiter: kwq.NewMaxOfRateLimiter(
-		kwq.NewItemExponentialFailureRateLimiter(5*time.Millisecond, time.Second),
+		kwq.NewItemExponentialFailureRateLimiter(baseDelay, maxDelay),
 		kwq.NewBucketRateLimiter(1000, 100))})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -86,7 +110,8 @@ func main() {
 	defer kwq.Destroy(*name)
 	defer q.Close()
 
-	c := &controller{queue: q, attempts: map[string]int{}, reconciled: map[string]int{}}
+	c := &controller{queue: q, attempts: map[string]int{}, reconciled: map[string]int{},
+		verbose: *verbose}
 	c.left.Add(*nkeys)
 	var wg sync.WaitGroup
 	for i := 0; i < *workers; i++ {
