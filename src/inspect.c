@@ -11,7 +11,8 @@
  * walked twice or skipped. The cursor holds, never a pointer:
  *   bits  0..31  the next bucket index (below the table's size),
  *   bits 32..47  keys of that bucket already listed (a bucket whose keys
- *                did not all fit in the caller's room),
+ *                are more than the caller's room; any other bucket is
+ *                listed whole or left for the next call),
  *   bits 48..63  the queue's cursor tag (random, not 0), so a cursor of
  *                another queue is told apart.
  * While the table grows (part in the old table, part in the new one),
@@ -164,7 +165,7 @@ static u32 kwq_cursor_next(u32 v, u32 mask)
 int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
 		     struct kwq_key_info *infos, unsigned int max)
 {
-	unsigned int nr = 0, buckets = 0, seen;
+	unsigned int nr = 0, buckets = 0, seen, first;
 	struct kwq_node *n;
 	unsigned long flags;
 	u32 v, skip, mask;
@@ -189,10 +190,22 @@ int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
 	now = kwq_now(q);
 	do {
 		seen = 0;
+		first = nr;
 		for (n = q->hash[v]; n; n = n->hnext) {
 			if (!(states & BIT(kwq_key_state(n))) || seen++ < skip)
 				continue;
-			/* No room for the rest of the bucket: next call. */
+			/*
+			 * No room for the rest of the bucket: the next call
+			 * takes the whole bucket again, unless it alone is
+			 * more than the room. Only then does the cursor stop
+			 * inside a bucket (counting keys), which a growth of
+			 * the table before the next call would throw off.
+			 */
+			if (nr == max && first) {
+				nr = first;
+				skip = 0;
+				goto stop;
+			}
 			if (nr == max) {
 				skip = seen - 1;
 				if (skip <= KWQ_CURSOR_SKIP_MAX)
