@@ -693,21 +693,11 @@ int kwq_purge(struct kwq *q, const void *key, size_t len);
 long kwq_purge_all(struct kwq *q);
 
 /*
- * &struct kwq_key_info.state: where a key is (the values of the uapi's);
- * kwq_inspect_list()'s @states: a bit (1 << state) per state listed.
+ * &struct kwq_key_info.state is one of the uapi's KWQ_KEY_READY ..
+ * KWQ_KEY_IDLE; kwq_inspect_list()'s @states a bit (1 << state) per state
+ * listed (KWQ_KEY_STATES_ALL: all); &struct kwq_key_info.flags the uapi's
+ * KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING and KWQ_KEY_DUE.
  */
-#define KWQ_KEY_READY		1	/* in the ready FIFO of its priority */
-#define KWQ_KEY_WAITING		2	/* waiting for its deadline */
-#define KWQ_KEY_PROCESSING	3	/* handed out, not yet done */
-#define KWQ_KEY_DEAD		4	/* in the dead set */
-#define KWQ_KEY_IDLE		5	/* not queued; a failure count kept */
-#define KWQ_KEY_STATES_ALL	0x3e
-
-/* &struct kwq_key_info.flags */
-#define KWQ_KEY_DIRTY		0x1	/* processing: added again, ready at done */
-#define KWQ_KEY_DELAYED		0x2	/* processing: add_after, waits at done */
-#define KWQ_KEY_DYING		0x4	/* processing: failed its last retry */
-#define KWQ_KEY_DUE		0x8	/* @due_ns holds a deadline */
 
 /**
  * struct kwq_key_info - one key as kwq_inspect() saw it
