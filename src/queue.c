@@ -2018,6 +2018,45 @@ static unsigned int kwq_expire_due(struct kwq *q, u64 now, unsigned int max,
 	return nr;
 }
 
+/* One critical section of kwq_clock_expired(); false once it is done. */
+static bool kwq_expire_chunk(struct kwq *q, unsigned int *budget, bool first)
+{
+	unsigned int moved, fired, ready = 0;
+	unsigned long flags;
+	bool more = false;
+	u64 now;
+
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	if (first) {
+		/* Whatever was armed has fired. */
+		q->timer_deadline = KWQ_NO_DEADLINE;
+		/* Also after shutdown: a drain waits for processing keys. */
+		if (kwq_expire_due(q, now, KWQ_DELAY_CHUNK, &ready) ==
+		    KWQ_DELAY_CHUNK) {
+			/* Maybe more: in a later call. */
+			kwq_timer_set(q, now);
+			goto out;
+		}
+	}
+	/* A queue shutting down drops its waiting keys: none becomes ready. */
+	if (!q->shutting_down) {
+		moved = kwq_wheel_cascade(q, now, KWQ_DELAY_CHUNK);
+		fired = kwq_fire(q, now, KWQ_DELAY_CHUNK - moved);
+		ready += fired;
+		*budget -= min(*budget, moved + fired);
+		more = moved + fired == KWQ_DELAY_CHUNK && *budget;
+		if (!more)
+			kwq_timer_set(q, *budget ? 0 : now);
+	} else {
+		/* Shutting down: the timer still serves processing deadlines. */
+		kwq_timer_update(q);
+	}
+out:
+	kwq_unlock(q, flags, ready);
+	return more;
+}
+
 /*
  * Revoke the leases past their deadline, then cascade due wheel slots and
  * make due keys ready, KWQ_DELAY_CHUNK keys per critical section and
@@ -2027,41 +2066,11 @@ static unsigned int kwq_expire_due(struct kwq *q, u64 now, unsigned int max,
  */
 void kwq_clock_expired(struct kwq *q)
 {
-	unsigned int budget = KWQ_EXPIRE_BUDGET, moved, fired, ready = 0;
-	unsigned long flags;
-	u64 now;
+	unsigned int budget = KWQ_EXPIRE_BUDGET;
+	bool first = true;
 
-	spin_lock_irqsave(&q->lock, flags);
-	/* Whatever was armed has fired. */
-	q->timer_deadline = KWQ_NO_DEADLINE;
-	now = kwq_now(q);
-	/* Also after shutdown: a drain waits for processing keys. */
-	if (kwq_expire_due(q, now, KWQ_DELAY_CHUNK, &ready) ==
-	    KWQ_DELAY_CHUNK) {
-		/* Maybe more: in a later call. */
-		kwq_timer_set(q, now);
-		goto out;
-	}
-	/* A queue shutting down drops its waiting keys: none becomes ready. */
-	while (!q->shutting_down) {
-		now = kwq_now(q);
-		moved = kwq_wheel_cascade(q, now, KWQ_DELAY_CHUNK);
-		fired = kwq_fire(q, now, KWQ_DELAY_CHUNK - moved);
-		ready += fired;
-		budget -= min(budget, moved + fired);
-		if (moved + fired < KWQ_DELAY_CHUNK || !budget) {
-			kwq_timer_set(q, budget ? 0 : now);
-			break;
-		}
-		kwq_unlock(q, flags, ready);
-		ready = 0;
-		spin_lock_irqsave(&q->lock, flags);
-	}
-	/* Shutting down: the timer still serves processing deadlines. */
-	if (q->shutting_down)
-		kwq_timer_update(q);
-out:
-	kwq_unlock(q, flags, ready);
+	while (kwq_expire_chunk(q, &budget, first))
+		first = false;
 }
 EXPORT_SYMBOL_GPL(kwq_clock_expired);
 
