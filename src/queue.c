@@ -1691,8 +1691,11 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner)
 }
 EXPORT_SYMBOL_GPL(kwq_done_key);
 
-/* Return processing @n to the queue: a lease return. */
-static void kwq_return_lease(struct kwq *q, struct kwq_node *n, u64 now)
+/*
+ * Return processing @n to the queue: a lease return. True if it went back
+ * to the ready queue, false if it died there (its last retry failed).
+ */
+static bool kwq_return_lease(struct kwq *q, struct kwq_node *n, u64 now)
 {
 	kwq_processing_unlink(q, n);
 	q->start_ns_sum -= n->start_ns;
@@ -1700,11 +1703,12 @@ static void kwq_return_lease(struct kwq *q, struct kwq_node *n, u64 now)
 	q->lease_returns++;
 	/* A key that failed its last retry dies, returned or not. */
 	if (kwq_bury_dying(q, n))
-		return;
+		return false;
 	if (n->requeue != KWQ_REQUEUE_NONE)
 		n->prio = max(n->prio, n->requeue_prio);
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 	kwq_make_ready(q, n, n->prio, now);
+	return true;
 }
 
 /* Under q->lock: give processing @n a deadline @timeout_ns (0: none) on. */
@@ -1787,16 +1791,14 @@ int kwq_release_owner(struct kwq *q, void *owner)
 	list_for_each_entry_safe(n, tmp, &q->processing, link) {
 		if (n->owner != owner)
 			continue;
-		kwq_return_lease(q, n, now);
-		count++;
+		count += kwq_return_lease(q, n, now);
 	}
 	for (rb = rb_first_cached(&q->due); rb; rb = next) {
 		next = rb_next(rb);
 		n = rb_entry(rb, struct kwq_node, due_rb);
 		if (n->owner != owner)
 			continue;
-		kwq_return_lease(q, n, now);
-		count++;
+		count += kwq_return_lease(q, n, now);
 	}
 	/* A later owner at the same address starts with no revoked lease. */
 	if (q->nr_tombs)

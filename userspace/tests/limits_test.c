@@ -391,7 +391,7 @@ static void memcg_destroy_releases(long base)
 {
 	char name[KWQ_NAME_LEN];
 	unsigned int n;
-	long full, after;
+	long full, after, slack;
 	pid_t pid;
 	int fd, e;
 
@@ -405,11 +405,16 @@ static void memcg_destroy_releases(long base)
 	kt_wait(pid);
 	kwq_destroy(fd, name);
 	close(fd);
-	/* Within a page per CPU of where it started (per-CPU charge stocks). */
-	after = memcg_settle(base + 64 * 1024);
+	/*
+	 * All but 2 % of what the keys charged comes back: per-CPU charge
+	 * stocks and what the child itself left charged (6.1 keeps some
+	 * 260 KiB) stay, a leaked queue would keep all of it.
+	 */
+	slack = (full - base) / 50;
+	after = memcg_settle(base + slack);
 	printf("    # memcg: %u keys queued at destroy; memory.current %ld before the child, %ld full, %ld after destroy\n",
 	       n, base, full, after);
-	ktap_check(after >= 0 && after <= base + 64 * 1024, "memcg_released_at_destroy",
+	ktap_check(after >= 0 && after <= base + slack, "memcg_released_at_destroy",
 		   "memory.current %ld after destroy, %ld before", after, base);
 }
 
