@@ -1718,20 +1718,17 @@ static void kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns)
 
 	if (!n->due_ns && !timeout_ns)
 		return;
-	if (n->due_ns) {
-		rb_erase_cached(&n->due_rb, &q->due);
-		q->nr_due--;
-	} else {
+	if (n->due_ns)
+		kwq_due_erase(q, n);
+	else
 		list_del(&n->link);
-	}
 	if (timeout_ns) {
-		n->due_ns = kwq_deadline(now, timeout_ns);
-		rb_add_cached(&n->due_rb, &q->due, kwq_due_less);
-		q->nr_due++;
-	} else {
-		n->due_ns = 0;
-		kwq_processing_list_insert(q, n);
+		/* Re-arms the timer if the new deadline is the first. */
+		kwq_due_insert(q, n, now, timeout_ns);
+		return;
 	}
+	n->due_ns = 0;
+	kwq_processing_list_insert(q, n);
 	kwq_timer_update(q);
 }
 
