@@ -1419,6 +1419,13 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 		/* A key not finished: nothing was taken. */
 		if (din.done < din.nr)
 			return put_user(a->done, &uarg->done) ? -EFAULT : ret;
+		/*
+		 * A signal ended the get part's wait after keys were finished:
+		 * a restarted call would finish them again (ENOENT). The
+		 * caller sees EINTR and how many were finished instead.
+		 */
+		if (ret == -ERESTARTSYS && a->done)
+			ret = -EINTR;
 	}
 	/* What was finished stays finished: report it either way. */
 	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))

@@ -21,6 +21,9 @@ const (
 
 	addAfter       = 0x1
 	addRateLimited = 0x2
+	addReplace     = 0x4
+	addLater       = 0x8
+	timeoutNone    = ^uint64(0)
 	getDetached    = 0x1
 	shutdownDrain  = 0x1
 
@@ -169,7 +172,16 @@ var (
 	iocRevive      = ioc(iocRead|iocWrite, 0x10, unsafe.Sizeof(deadArgs{}))
 	iocPurge       = ioc(iocRead|iocWrite, 0x11, unsafe.Sizeof(deadArgs{}))
 	iocInspect     = ioc(iocRead|iocWrite, 0x12, unsafe.Sizeof(inspectArgs{}))
+	iocTouch       = ioc(iocWrite, 0x0e, unsafe.Sizeof(touchArgs{}))
 )
+
+// KWQ_IOC_TOUCH: move the processing deadline of a key the fd holds.
+type touchArgs struct {
+	Key                 uint64
+	Len                 uint32
+	Flags               uint32
+	ProcessingTimeoutNs uint64
+}
 
 // The dead set and introspection (KWQ_IOC_REVIVE, _PURGE, _INSPECT).
 type deadArgs struct {

@@ -29,6 +29,7 @@ var goABI = map[string]uintptr{
 	"KWQ_IOC_REVIVE":              iocRevive,
 	"KWQ_IOC_PURGE":               iocPurge,
 	"KWQ_IOC_INSPECT":             iocInspect,
+	"KWQ_IOC_TOUCH":               iocTouch,
 	"sizeof(struct kwq_info_rec)": infoRecSize,
 	"KWQ_INFO_REC_SIZE_MAX":       infoRecSizeMax,
 	"KWQ_INSPECT_MAX":             inspectMax,
@@ -46,6 +47,11 @@ var goABI = map[string]uintptr{
 	"KWQ_LIMIT_BUCKET":            limitBucket,
 	"KWQ_ADD_AFTER":               addAfter,
 	"KWQ_ADD_RATE_LIMITED":        addRateLimited,
+	"KWQ_ADD_REPLACE":             addReplace,
+	"KWQ_ADD_LATER":               addLater,
+	"KWQ_TIMEOUT_NONE":            uintptr(timeoutNone),
+	"KWQ_PROCESSING_TIMEOUT_MIN":  uintptr(processingTimeoutMin),
+	"KWQ_PROCESSING_TIMEOUT_MAX":  uintptr(processingTimeoutMax),
 	"KWQ_GET_DETACHED":            getDetached,
 	"KWQ_SHUTDOWN_DRAIN":          shutdownDrain,
 	"KWQ_STATS_BUCKETS":           statsBuckets,
@@ -57,12 +63,13 @@ var goABI = map[string]uintptr{
 // gcc printed for x86_64 when the mirror was written.
 func TestABI(t *testing.T) {
 	want := map[string]uint64{
-		"KWQ_IOC_CREATE": 0x40c0b700, "KWQ_IOC_OPEN": 0x4048b701, "KWQ_IOC_DESTROY": 0x4048b702,
-		"KWQ_IOC_ADD": 0xc030b704, "KWQ_IOC_GET": 0xc028b705, "KWQ_IOC_DONE": 0xc030b706,
+		"KWQ_IOC_CREATE": 0x40c8b700, "KWQ_IOC_OPEN": 0x4048b701, "KWQ_IOC_DESTROY": 0x4048b702,
+		"KWQ_IOC_ADD": 0xc030b704, "KWQ_IOC_GET": 0xc030b705, "KWQ_IOC_DONE": 0xc030b706,
 		"KWQ_IOC_FORGET": 0xc030b707, "KWQ_IOC_REMOVE": 0xc030b708,
 		"KWQ_IOC_NUM_REQUEUES": 0xc010b709, "KWQ_IOC_LEN": 0x8008b70a,
-		"KWQ_IOC_SHUTDOWN": 0x4008b70b, "KWQ_IOC_STATS": 0x81d0b70c, "KWQ_IOC_DONE_GET": 0xc040b70d,
-		"KWQ_IOC_REVIVE": 0xc018b710, "KWQ_IOC_PURGE": 0xc018b711, "KWQ_IOC_INSPECT": 0xc030b712,
+		"KWQ_IOC_SHUTDOWN": 0x4008b70b, "KWQ_IOC_STATS": 0x81d8b70c, "KWQ_IOC_DONE_GET": 0xc048b70d,
+		"KWQ_IOC_TOUCH": 0x4018b70e, "KWQ_IOC_REVIVE": 0xc018b710, "KWQ_IOC_PURGE": 0xc018b711,
+		"KWQ_IOC_INSPECT": 0xc030b712,
 	}
 	if path := os.Getenv("KWQ_ABI_FILE"); path != "" {
 		f, err := os.Open(path)

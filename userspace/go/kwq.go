@@ -64,7 +64,12 @@ type Config struct {
 	// that already failed this many times moves it there instead of
 	// requeueing it; 0 = none. MaxDead bounds the set (0 = 1024).
 	MaxRetries, MaxDead uint32
-	Device              string // "" = DefaultDevice
+	// ProcessingTimeout is the processing deadline of every Get: a key
+	// processing longer goes back to the queue as a failure (as
+	// AddRateLimited + Done) and its holder's Done gets ESTALE; 0 = none,
+	// else 1 ms..365 days. Touch is the heartbeat that moves it.
+	ProcessingTimeout time.Duration
+	Device            string // "" = DefaultDevice
 	// ErrorHandler receives the errors of the methods that cannot return
 	// one (Add, Done, ...); nil logs them with the log package.
 	ErrorHandler func(error)
@@ -77,7 +82,31 @@ type Queue struct {
 	fd      int
 	name    string
 	closed  atomic.Bool
+	lease   atomic.Uint64 // KWQ_IOC_GET's processing_timeout_ns
 	onError func(error)
+}
+
+// NoDeadline as a processing timeout: the keys taken have none, whatever
+// the queue's ProcessingTimeout.
+const NoDeadline time.Duration = -1
+
+const (
+	processingTimeoutMin = uint64(time.Millisecond)
+	processingTimeoutMax = uint64(365 * 24 * time.Hour)
+)
+
+// processingNs is the ABI's form of a processing timeout d: 0 the
+// queue's, NoDeadline none, else 1 ms..365 days.
+func processingNs(d time.Duration) (uint64, error) {
+	switch {
+	case d == 0:
+		return 0, nil
+	case d == NoDeadline:
+		return timeoutNone, nil
+	case d > 0 && uint64(d) >= processingTimeoutMin && uint64(d) <= processingTimeoutMax:
+		return uint64(d), nil
+	}
+	return 0, fmt.Errorf("processing timeout %v, not 1ms..8760h, 0 or NoDeadline", d)
 }
 
 var _ interface {
@@ -115,9 +144,27 @@ func validKey(key string) error {
 	return nil
 }
 
+// ioctl runs a call that may wait in the kernel: unix.Syscall tells the
+// scheduler, which runs other goroutines on the thread's P meanwhile.
 func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
 	for {
 		_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+}
+
+// ioctlNow runs a call that never waits (ADD, DONE, a GET that may not
+// wait...) without the scheduler's system-call bookkeeping, which costs
+// more than such a call's own work.
+func ioctlNow(fd int, req uintptr, arg unsafe.Pointer) error {
+	for {
+		_, _, e := unix.RawSyscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
 		if e == unix.EINTR {
 			continue
 		}
@@ -169,6 +216,13 @@ func New(cfg Config) (*Queue, error) {
 	a.MaxItems = cfg.MaxItems
 	a.MaxRetries = cfg.MaxRetries
 	a.MaxDead = cfg.MaxDead
+	if cfg.ProcessingTimeout != 0 {
+		ns, err := processingNs(cfg.ProcessingTimeout)
+		if err != nil || ns == timeoutNone {
+			return fail(fmt.Errorf("processing timeout %v, not 1ms..8760h or 0", cfg.ProcessingTimeout))
+		}
+		a.ProcessingTimeoutNs = ns
+	}
 	fd, err := openDev(cfg.Device)
 	if err != nil {
 		return fail(err)
@@ -324,7 +378,7 @@ func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, fla
 		rb.delays = append(rb.delays[:0], make([]uint64, len(keys))...)
 		a.Delays = uint64(uintptr(unsafe.Pointer(&rb.delays[0])))
 	}
-	err := ioctl(q.fd, req, unsafe.Pointer(a))
+	err := ioctlNow(q.fd, req, unsafe.Pointer(a))
 	done := int(a.Done)
 	if delays != nil {
 		copy(delays, rb.delays)
@@ -381,6 +435,72 @@ func (q *Queue) TryAddAfter(key string, d time.Duration) error {
 	return err
 }
 
+// AfterPolicy says which deadline wins when a key with a pending
+// AddAfter deadline is added after another delay.
+type AfterPolicy uint32
+
+const (
+	Earliest AfterPolicy = 0          // client-go's: the earlier deadline
+	Replace  AfterPolicy = addReplace // the new deadline, even if later
+	Latest   AfterPolicy = addLater   // the later deadline (a debounce)
+)
+
+// TryAddAfterPolicy is TryAddAfter with policy p choosing between a
+// pending deadline and this one (d > 0; EINVAL otherwise unless p is
+// Earliest).
+func (q *Queue) TryAddAfterPolicy(key string, d time.Duration, p AfterPolicy) error {
+	if p != Earliest && p != Replace && p != Latest {
+		return q.err("add-after", key, fmt.Errorf("unknown AfterPolicy %d", p))
+	}
+	if p == Earliest {
+		return q.TryAddAfter(key, d)
+	}
+	if d <= 0 {
+		return q.err("add-after", key, fmt.Errorf("delay %v: a policy needs a positive delay", d))
+	}
+	_, err := q.keysIoctl("add-after", iocAdd, []string{key}, 0, addAfter|uint32(p), d, nil)
+	return err
+}
+
+// SetProcessingTimeout sets the processing deadline of the keys this
+// Queue takes from now on: 0 the queue's ProcessingTimeout, NoDeadline
+// none, else 1 ms..365 days.
+func (q *Queue) SetProcessingTimeout(d time.Duration) error {
+	ns, err := processingNs(d)
+	if err != nil {
+		return q.err("set-processing-timeout", "", err)
+	}
+	q.lease.Store(ns)
+	return nil
+}
+
+// Touch moves the processing deadline of key, held by this Queue, to d
+// from now (0: the queue's ProcessingTimeout from now; NoDeadline: none):
+// a worker's heartbeat. ENOENT if key is not processing, EPERM if another
+// fd holds it, ESTALE if its deadline already took it back.
+func (q *Queue) Touch(key string, d time.Duration) error {
+	if q.closed.Load() {
+		return q.err("touch", key, ErrClosed)
+	}
+	if err := validKey(key); err != nil {
+		return q.err("touch", key, err)
+	}
+	ns, err := processingNs(d)
+	if err != nil {
+		return q.err("touch", key, err)
+	}
+	rb := getBuf()
+	defer putBuf(rb)
+	rb.b = append(rb.b, key...)
+	ta := (*touchArgs)(unsafe.Pointer(&rb.keys)) // storage that outlives the call
+	*ta = touchArgs{Key: uint64(uintptr(unsafe.Pointer(&rb.b[0]))), Len: uint32(len(key)),
+		ProcessingTimeoutNs: ns}
+	if err := ioctlNow(q.fd, iocTouch, unsafe.Pointer(ta)); err != nil {
+		return q.err("touch", key, err)
+	}
+	return nil
+}
+
 // TryAddRateLimited queues key after the delay its rate limiters choose
 // (client-go AddRateLimited) and returns that delay.
 func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
@@ -390,7 +510,8 @@ func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
 }
 
 // TryDone finishes key, taken by this Queue's Get (client-go Done):
-// ENOENT if it is not processing, EPERM if another fd holds it.
+// ENOENT if it is not processing, EPERM if another fd holds it, ESTALE if
+// its processing deadline passed and the queue took it back.
 func (q *Queue) TryDone(key string) error {
 	_, err := q.keysIoctl("done", iocDone, []string{key}, 0, 0, 0, nil)
 	return err
@@ -428,7 +549,7 @@ func (q *Queue) TryNumRequeues(key string) (int, error) {
 	a := &rb.keys // reused as storage for a keyArgs
 	ka := (*keyArgs)(unsafe.Pointer(a))
 	*ka = keyArgs{Key: uint64(uintptr(unsafe.Pointer(&rb.b[0]))), Len: uint32(len(key))}
-	if err := ioctl(q.fd, iocNumRequeues, unsafe.Pointer(ka)); err != nil {
+	if err := ioctlNow(q.fd, iocNumRequeues, unsafe.Pointer(ka)); err != nil {
 		return 0, q.err("num-requeues", key, err)
 	}
 	return int(ka.Count), nil
@@ -442,7 +563,7 @@ func (q *Queue) TryLen() (int, error) {
 	rb := getBuf()
 	defer putBuf(rb)
 	v := &rb.keys.Recs // 8 bytes of heap
-	if err := ioctl(q.fd, iocLen, unsafe.Pointer(v)); err != nil {
+	if err := ioctlNow(q.fd, iocLen, unsafe.Pointer(v)); err != nil {
 		return 0, q.err("len", "", err)
 	}
 	return int(*v), nil
@@ -488,17 +609,12 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&rb.b[0])))
 	}
 	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&rb.b[dl]))), RecsLen: uint32(want - dl),
-		Max: uint32(max), TimeoutNs: timeoutNs(timeout)}
-	req := iocDoneGet
-	arg := unsafe.Pointer(a)
-	op := "done-get"
-	if len(done) == 0 {
-		req, arg, op = iocGet, unsafe.Pointer(&a.Get), "get"
-	}
-	if err := ioctl(q.fd, req, arg); err != nil {
+		Max: uint32(max), ProcessingTimeoutNs: q.lease.Load()}
+	finished, op, err := doneGetIoctl(q.fd, a, timeout)
+	if err != nil {
 		k := ""
-		if int(a.Done) < len(done) {
-			k = done[a.Done]
+		if finished < len(done) {
+			k = done[finished]
 		}
 		return nil, q.err(op, k, err)
 	}
@@ -507,6 +623,51 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 		return keys, q.err(op, "", err)
 	}
 	return keys, nil
+}
+
+// doneGetIoctl runs the DONE_GET (or, with nothing to finish, GET) of a
+// (its get timeout not yet set) within timeout. A first try takes what is
+// ready without waiting (ioctlNow); only if nothing is does a second call
+// wait. The keys a call finished stay finished also when its get part
+// fails (EAGAIN, EINTR): the calls after it only get. Returns how many
+// keys were finished and the name of the last call.
+func doneGetIoctl(fd int, a *doneGetArgs, timeout time.Duration) (int, string, error) {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	finished := 0
+	for try := 0; ; try++ {
+		req, arg, op := iocDoneGet, unsafe.Pointer(a), "done-get"
+		if a.DoneNr == 0 {
+			req, arg, op = iocGet, unsafe.Pointer(&a.Get), "get"
+		}
+		a.Done, a.Get.TimeoutNs = 0, 0
+		var err error
+		if try == 0 || timeout == 0 {
+			err = ioctlNow(fd, req, arg)
+		} else {
+			a.Get.TimeoutNs = timeoutNs(timeout)
+			if timeout > 0 {
+				a.Get.TimeoutNs = max(int64(time.Until(deadline)), 1)
+			}
+			// Not ioctl(): its retry of EINTR would finish the keys again.
+			_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+			if e != 0 {
+				err = e
+			}
+		}
+		if op == "done-get" {
+			finished += int(a.Done)
+		}
+		again := (err == unix.EAGAIN && try == 0 && timeout != 0) || err == unix.EINTR
+		if !again {
+			return finished, op, err
+		}
+		if op == "done-get" && int(a.Done) == int(a.DoneNr) {
+			a.DoneNr, a.DoneLen, a.DoneRecs = 0, 0, 0
+		}
+	}
 }
 
 func timeoutNs(d time.Duration) int64 {
@@ -563,6 +724,7 @@ type Stats struct {
 	DroppedAtShutdown, LeaseReturns       uint64
 	FailureRecords, FailureRecordsEvicted uint64
 	Dead, DeadTotal, DeadDroppedTotal     uint64 // the dead set
+	ProcessingTimeouts                    uint64 // leases revoked by their deadline
 	UnfinishedWork, LongestRunning        time.Duration
 	ShuttingDown                          bool
 	Priorities                            []PriorityLen // highest first, at most 8
@@ -585,7 +747,7 @@ func (q *Queue) Stats() (Stats, error) {
 	a := statsPool.Get().(*statsArgs)
 	defer statsPool.Put(a)
 	*a = statsArgs{}
-	if err := ioctl(q.fd, iocStats, unsafe.Pointer(a)); err != nil {
+	if err := ioctlNow(q.fd, iocStats, unsafe.Pointer(a)); err != nil {
 		return Stats{}, q.err("stats", "", err)
 	}
 	s := Stats{Len: a.Len, Waiting: a.Waiting, Processing: a.Processing, Depth: a.Depth,
@@ -594,7 +756,8 @@ func (q *Queue) Stats() (Stats, error) {
 		FailureRecords: a.FailureRecords, FailureRecordsEvicted: a.FailureRecordsEvicted,
 		UnfinishedWork: time.Duration(a.UnfinishedWorkNs), LongestRunning: time.Duration(a.LongestRunningNs),
 		ShuttingDown: a.ShuttingDown != 0, OtherPriorities: a.PriosOther,
-		Dead: a.Dead, DeadTotal: a.DeadTotal, DeadDroppedTotal: a.DeadDroppedTotal}
+		Dead: a.Dead, DeadTotal: a.DeadTotal, DeadDroppedTotal: a.DeadDroppedTotal,
+		ProcessingTimeouts: a.ProcessingTimeoutsTotal}
 	for i := 0; i < int(a.NrPrios) && i < statsPrios; i++ {
 		s.Priorities = append(s.Priorities, PriorityLen{a.Prios[i].Priority, a.Prios[i].Len})
 	}

@@ -55,6 +55,31 @@ static const char *klist(char *out, size_t size, int bad)
 	return out;
 }
 
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_seen++;
+}
+
+/* SIGUSR1 from a child @ms from now, to a handler that asks for restarts. */
+static pid_t usr1_after_ms(long ms)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+	pid_t parent = getpid(), pid;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	pid = fork();
+	if (pid == 0) {
+		kt_sleep_ms(ms);
+		kill(parent, SIGUSR1);
+		_exit(0);
+	}
+	return pid;
+}
+
 static long processing(int fd)
 {
 	struct kwq_stats_args st;
@@ -70,11 +95,11 @@ int main(void)
 	size_t used;
 	int fd, fd2, n, finished;
 	int64_t t0;
-	pid_t pid;
+	pid_t pid, ticker;
 	long len;
 	char key[KWQ_KEY_LEN_MAX];
 
-	kt_setup("kwq_batch", 24, 120);
+	kt_setup("kwq_batch", 26, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -292,6 +317,45 @@ int main(void)
 		   "n %d done %u got '%s' child %d after %lld ms", n, done, got,
 		   finished, (long long)((kt_now() - t0) / KT_MS));
 	kt_done(fd, "w1");
+
+	/*
+	 * A signal whose handler asks for restarts ends a DONE_GET's wait
+	 * after its done: EINTR with the key counted finished, not a
+	 * restart that would finish it again (ENOENT). Go's runtime sends
+	 * such signals (SIGURG) to preempt goroutines.
+	 */
+	kwq_destroy(fd, name);
+	close(fd);
+	fd = kt_queue("batch-signal", NULL, name);
+	kt_add(fd, "s1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	ticker = usr1_after_ms(200);
+	errno = 0;
+	finished = kwq_done_get(fd, keys("s1"), &done, buf, sizeof(buf), 1, 0,
+				0, 5 * KT_SEC, &used);
+	len = errno;
+	kt_wait(ticker);
+	ktap_check(n == 1 && finished < 0 && len == EINTR && done == 1 &&
+		   usr1_seen == 1 && processing(fd) == 0 && kt_len(fd) == 0,
+		   "done_get_signal_after_done_eintr_not_restarted",
+		   "ret %d errno %s done %u signals %d processing %ld", finished,
+		   kt_ename((int)len), done, (int)usr1_seen, processing(fd));
+
+	/* A GET that finished nothing is restarted: the key comes. */
+	pid = fork();
+	if (pid == 0) {
+		kt_sleep_ms(600);
+		_exit(kt_add(kt_attach(name), "s2") ? 1 : 0);
+	}
+	ticker = usr1_after_ms(200);
+	errno = 0;
+	len = kwq_get(fd, key, sizeof(key), 0, 5 * KT_SEC);
+	finished = kt_wait(pid) | kt_wait(ticker);
+	ktap_check(len == 2 && !memcmp(key, "s2", 2) && finished == 0 &&
+		   usr1_seen == 2, "get_signal_restarts_wait",
+		   "len %ld errno %s children %d signals %d", len,
+		   kt_ename(errno), finished, (int)usr1_seen);
+	kt_done(fd, "s2");
 
 	kwq_destroy(fd, name);
 	close(fd);

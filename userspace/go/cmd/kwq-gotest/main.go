@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -706,6 +708,197 @@ func testDeadSet() error {
 	return nil
 }
 
+// newQueueCfg creates a fresh queue named after the case from cfg.
+func newQueueCfg(cfg kwq.Config) (*kwq.Queue, error) {
+	seq++
+	cfg.Name = fmt.Sprintf("gotest-%d-%d", os.Getpid(), seq)
+	kwq.Destroy(cfg.Name)
+	return kwq.New(cfg)
+}
+
+// testDeadline: a key held past the queue's ProcessingTimeout comes back
+// as a failure and its holder's Done is ESTALE; Touch keeps a key held;
+// SetProcessingTimeout(NoDeadline) takes keys without a deadline.
+func testDeadline() error {
+	const lease = time.Second
+	q, err := newQueueCfg(kwq.Config{ProcessingTimeout: lease,
+		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)})
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("hung")
+	if k, err := getNow(q); err != nil || k != "hung" {
+		return errorf("get: %q %v", k, err)
+	}
+	// Taken back at the deadline: ready again, with one failure.
+	if k, err := q.TryGet(10 * time.Second); err != nil || k != "hung" {
+		return errorf("get after the deadline: %q %v", k, err)
+	}
+	if n := q.NumRequeues("hung"); n != 1 {
+		return errorf("failures after a timeout: %d, want 1", n)
+	}
+	st, err := q.Stats()
+	if err != nil || st.ProcessingTimeouts != 1 {
+		return errorf("stats %+v, %v", st, err)
+	}
+	// Heartbeats: held for 2 leases, then finished.
+	t0 := time.Now()
+	for time.Since(t0) < 2*lease {
+		time.Sleep(lease / 4)
+		if err := q.Touch("hung", 0); err != nil {
+			return errorf("touch after %v: %v", time.Since(t0), err)
+		}
+	}
+	if err := q.TryDone("hung"); err != nil {
+		return errorf("done after heartbeats: %v", err)
+	}
+	// Without a deadline for this handle's gets.
+	if err := q.SetProcessingTimeout(kwq.NoDeadline); err != nil {
+		return err
+	}
+	q.Add("slow")
+	if k, err := getNow(q); err != nil || k != "slow" {
+		return errorf("get: %q %v", k, err)
+	}
+	time.Sleep(lease + lease/2)
+	if info, err := q.Inspect("slow"); err != nil || info.State != kwq.Processing || info.Timeout != 0 {
+		return errorf("held without a deadline: %+v, %v", info, err)
+	}
+	if err := q.TryDone("slow"); err != nil {
+		return errorf("done: %v", err)
+	}
+	// A lost lease: the queue takes the key back, the old Done is ESTALE.
+	if err := q.SetProcessingTimeout(lease); err != nil {
+		return err
+	}
+	q.Add("lost")
+	if k, err := getNow(q); err != nil || k != "lost" {
+		return errorf("get: %q %v", k, err)
+	}
+	for i := 0; ; i++ {
+		info, err := q.Inspect("lost")
+		if err != nil {
+			return errorf("inspect: %v", err)
+		}
+		if info.State == kwq.Ready {
+			break
+		}
+		if i == 200 {
+			return errorf("still %+v after 10 s", info)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := q.TryDone("lost"); !errors.Is(err, unix.ESTALE) {
+		return errorf("done of a lost lease: %v, want ESTALE", err)
+	}
+	for _, d := range []time.Duration{time.Microsecond, 366 * 24 * time.Hour, -2} {
+		if err := q.SetProcessingTimeout(d); err == nil {
+			return errorf("SetProcessingTimeout(%v) accepted", d)
+		}
+	}
+	return nil
+}
+
+// testAfterPolicy: Replace moves a pending deadline later or earlier,
+// Latest keeps the later one; client-go's earliest-wins stays the default.
+func testAfterPolicy() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	due := func(key string) (time.Duration, error) {
+		info, err := q.Inspect(key)
+		if err != nil || info.State != kwq.Waiting || !info.HasDue {
+			return 0, errorf("%s: %+v, %v", key, info, err)
+		}
+		return info.Due, nil
+	}
+	q.AddAfter("r", time.Hour)
+	q.AddAfter("r", 2*time.Hour) // earliest wins: still an hour
+	if d, err := due("r"); err != nil || d > time.Hour {
+		return errorf("earliest: %v %v", d, err)
+	}
+	if err := q.TryAddAfterPolicy("r", 2*time.Hour, kwq.Replace); err != nil {
+		return err
+	}
+	if d, err := due("r"); err != nil || d <= time.Hour {
+		return errorf("replace, later: %v %v", d, err)
+	}
+	if err := q.TryAddAfterPolicy("l", time.Hour, kwq.Latest); err != nil {
+		return err
+	}
+	if err := q.TryAddAfterPolicy("l", time.Minute, kwq.Latest); err != nil {
+		return err
+	}
+	if d, err := due("l"); err != nil || d <= time.Minute {
+		return errorf("latest: %v %v", d, err)
+	}
+	if err := q.TryAddAfterPolicy("r", time.Millisecond, kwq.Replace); err != nil {
+		return err
+	}
+	if k, err := q.TryGet(10 * time.Second); err != nil || k != "r" {
+		return errorf("replaced deadline, earlier: %q %v", k, err)
+	}
+	if err := q.TryAddAfterPolicy("x", 0, kwq.Replace); err == nil {
+		return errorf("a policy with no delay accepted")
+	}
+	if err := q.TryAddAfterPolicy("x", time.Second, kwq.AfterPolicy(99)); err == nil {
+		return errorf("unknown policy accepted")
+	}
+	return nil
+}
+
+// testSignalInDoneGet: a signal (Go's handlers ask for restarts, as for
+// its preemption signal SIGURG) ending a DoneGet's wait after the done
+// part: the key stays finished once, and the get goes on waiting.
+func testSignalInDoneGet() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	sig := make(chan os.Signal, 8)
+	signal.Notify(sig, unix.SIGUSR1)
+	defer signal.Stop(sig)
+	q.Add("held")
+	if k, err := getNow(q); err != nil || k != "held" {
+		return errorf("get: %q %v", k, err)
+	}
+	type result struct {
+		keys []string
+		err  error
+	}
+	tid := make(chan int, 1)
+	res := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- unix.Gettid()
+		keys, err := q.DoneGet([]string{"held"}, 1, 10*time.Second)
+		res <- result{keys, err}
+	}()
+	t := <-tid
+	time.Sleep(300 * time.Millisecond)
+	if err := unix.Tgkill(os.Getpid(), t, unix.SIGUSR1); err != nil {
+		return err
+	}
+	time.Sleep(300 * time.Millisecond)
+	q.Add("next")
+	r := <-res
+	if r.err != nil || len(r.keys) != 1 || r.keys[0] != "next" {
+		return errorf("DoneGet across a signal: %q %v", r.keys, r.err)
+	}
+	if len(sig) == 0 {
+		return errorf("the signal did not arrive")
+	}
+	if _, err := q.Inspect("held"); !errors.Is(err, unix.ENOENT) {
+		return errorf("held after its done: %v", err)
+	}
+	return q.TryDone("next")
+}
+
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "child" {
 		child(os.Args[2], os.Args[3])
@@ -726,6 +919,9 @@ func main() {
 	add("two processes share one queue", testTwoProcesses)
 	add("a SIGKILLed worker's keys come back", testKilledWorker)
 	add("dead set and introspection: MaxRetries, DeadKeys, Revive, Inspect, Keys", testDeadSet)
+	add("processing deadlines: ProcessingTimeout, Touch, ESTALE, NoDeadline", testDeadline)
+	add("AddAfter policies: Replace and Latest beside earliest-wins", testAfterPolicy)
+	add("a signal in DoneGet's wait: the done holds once, the get goes on", testSignalInDoneGet)
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
