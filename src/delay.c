@@ -335,8 +335,8 @@ void kwq_timer_set(struct kwq *q, u64 not_before)
 	/* And the first processing deadline (queue.c, kwq_expire_due()). */
 	first = rb_first_cached(&q->due);
 	if (first)
-		deadline = min(deadline, rb_entry(first, struct kwq_node,
-						  due_rb)->due_ns);
+		deadline = min(deadline, rb_entry(first, struct kwq_due,
+						  rb)->due_ns);
 	if (deadline != KWQ_NO_DEADLINE)
 		deadline = max(deadline, not_before);
 	if (deadline == q->timer_deadline)

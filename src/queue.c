@@ -31,9 +31,13 @@
  *    at the earlier of the tree's first deadline and the first cascade
  *    due, re-armed only when that time changes.
  *  - processing keys: a list in start order, so kwq_release_owner() can
- *    find an owner's; those with a processing deadline instead in the
- *    due tree, an rb_root_cached by (deadline, lease), whose first
- *    deadline the clock timer also covers (kwq_timer_set()). A key
+ *    find an owner's; the deadlines of those with one in the due tree,
+ *    an rb_root_cached of struct kwq_due by (deadline, lease), whose
+ *    first deadline the clock timer also covers (kwq_timer_set()). A
+ *    deadline is a small object apart from the node, so that the keys of
+ *    queues without deadlines do not pay for it; the queue keeps the
+ *    freed ones for its next gets, and a get that can get none takes
+ *    nothing (-ENOMEM). A key
  *    processing at its deadline is requeued as a failure; an owner whose
  *    lease was so revoked gets -ESTALE from a done or touch by key while
  *    a small record of it lasts (q->tombs).
@@ -334,74 +338,118 @@ static void kwq_make_ready(struct kwq *q, struct kwq_node *n, int prio,
 
 /* --- processing deadlines --- */
 
-static bool kwq_due_less(struct rb_node *a, const struct rb_node *b)
+/*
+ * A deadline record for a get or touch, under q->lock: a kept one, else a
+ * new one (possibly in hard interrupt context; GFP_NOWAIT as for nodes,
+ * table.h), or NULL: the caller then fails with -ENOMEM, nothing taken.
+ */
+static struct kwq_due *kwq_due_alloc(struct kwq *q)
 {
-	const struct kwq_node *x = rb_entry(a, struct kwq_node, due_rb);
-	const struct kwq_node *y = rb_entry(b, struct kwq_node, due_rb);
+	struct kwq_due *d = q->due_free;
 
-	return x->due_ns < y->due_ns ||
-	       (x->due_ns == y->due_ns && x->lease < y->lease);
+	if (d) {
+		q->due_free = d->next_free;
+		q->nr_due_free--;
+		return d;
+	}
+	if (!kwq_charge(q, sizeof(*d)))
+		return NULL;
+	d = kmalloc(sizeof(*d), GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
+	if (!d)
+		kwq_uncharge(q, sizeof(*d));
+	return d;
 }
 
-/* Put processing @n in the due tree, due @timeout_ns after @now. */
-static noinline void kwq_due_insert(struct kwq *q, struct kwq_node *n,
-				    u64 now, u64 timeout_ns)
+/* Under q->lock: keep @d for the next gets, or free it. */
+static void kwq_due_release(struct kwq *q, struct kwq_due *d)
 {
-	n->due_ns = kwq_deadline(now, timeout_ns);
-	rb_add_cached(&n->due_rb, &q->due, kwq_due_less);
+	if (!q->gfp_account && q->nr_due_free < KWQ_DUE_KEEP) {
+		d->next_free = q->due_free;
+		q->due_free = d;
+		q->nr_due_free++;
+		return;
+	}
+	kfree(d);
+	kwq_uncharge(q, sizeof(*d));
+}
+
+/* Once the queue is unreachable: free every deadline record. */
+static void kwq_due_free_all(struct kwq *q)
+{
+	struct rb_node *rb;
+	struct kwq_due *d;
+
+	while ((rb = rb_first_cached(&q->due))) {
+		rb_erase_cached(rb, &q->due);
+		kwq_due_release(q, rb_entry(rb, struct kwq_due, rb));
+	}
+	while ((d = q->due_free)) {
+		q->due_free = d->next_free;
+		kfree(d);
+		kwq_uncharge(q, sizeof(*d));
+	}
+}
+
+static bool kwq_due_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct kwq_due *x = rb_entry(a, struct kwq_due, rb);
+	const struct kwq_due *y = rb_entry(b, struct kwq_due, rb);
+
+	return x->due_ns < y->due_ns ||
+	       (x->due_ns == y->due_ns && x->node->lease < y->node->lease);
+}
+
+/* Give processing @n the deadline @d, due @timeout_ns after @now. */
+static noinline void kwq_due_insert(struct kwq *q, struct kwq_node *n,
+				    struct kwq_due *d, u64 now, u64 timeout_ns)
+{
+	d->node = n;
+	d->due_ns = kwq_deadline(now, timeout_ns);
+	n->due = d;
+	rb_add_cached(&d->rb, &q->due, kwq_due_less);
 	q->nr_due++;
 	/* Re-armed only if this deadline is the first. */
 	kwq_timer_update(q);
 }
 
+/* Take processing @n's deadline out of the due tree; returns it. */
+static noinline struct kwq_due *kwq_due_erase(struct kwq *q,
+					      struct kwq_node *n)
+{
+	struct kwq_due *d = n->due;
+
+	/* The timer may stay armed: it then finds nothing due. */
+	rb_erase_cached(&d->rb, &q->due);
+	q->nr_due--;
+	n->due = NULL;
+	return d;
+}
+
 /*
- * Start processing @n, with a deadline of @timeout_ns from @now (0:
- * none). The deadline's work is out of line: a get without one pays a
- * test and a store.
+ * Start processing @n, with the deadline @d (NULL: none) @timeout_ns
+ * from @now. The deadline's work is out of line: a get without one pays
+ * a test and a store.
  */
 static __always_inline void kwq_processing_link(struct kwq *q,
 						struct kwq_node *n, u64 now,
-						u64 timeout_ns)
+						u64 timeout_ns,
+						struct kwq_due *d)
 {
 	q->nr_processing++;
-	if (unlikely(timeout_ns)) {
-		kwq_due_insert(q, n, now, timeout_ns);
-		return;
-	}
-	n->due_ns = 0;
 	/* The list stays in start order: kwq_get_stats() relies on it. */
 	list_add_tail(&n->link, &q->processing);
-}
-
-/* Take processing @n out of the due tree. */
-static noinline void kwq_due_erase(struct kwq *q, struct kwq_node *n)
-{
-	/* The timer may stay armed: it then finds nothing due. */
-	rb_erase_cached(&n->due_rb, &q->due);
-	q->nr_due--;
+	n->due = NULL;
+	if (unlikely(d))
+		kwq_due_insert(q, n, d, now, timeout_ns);
 }
 
 static __always_inline void kwq_processing_unlink(struct kwq *q,
 						  struct kwq_node *n)
 {
 	q->nr_processing--;
-	if (unlikely(n->due_ns)) {
-		kwq_due_erase(q, n);
-		return;
-	}
 	list_del(&n->link);
-}
-
-/* Back into the processing list without a deadline, in start order. */
-static void kwq_processing_list_insert(struct kwq *q, struct kwq_node *n)
-{
-	struct list_head *pos = &q->processing;
-
-	while (pos->prev != &q->processing &&
-	       list_entry(pos->prev, struct kwq_node, link)->start_ns >
-	       n->start_ns)
-		pos = pos->prev;
-	list_add_tail(&n->link, pos);
+	if (unlikely(n->due))
+		kwq_due_release(q, kwq_due_erase(q, n));
 }
 
 /* The processing deadline of a get or touch that asks for @timeout_ns. */
@@ -1319,18 +1367,25 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 
 /*
  * Under q->lock: hand the next ready key out into @item, with a deadline
- * @timeout_ns from @now (0: none); false if none.
+ * @timeout_ns from @now (0: none). 1 if taken, 0 if none is ready,
+ * -ENOMEM if its deadline could not be recorded (nothing taken).
  */
-static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
-					    u64 now, u64 timeout_ns,
-					    struct kwq_item *item)
+static __always_inline int kwq_take_locked(struct kwq *q, void *owner,
+					   u64 now, u64 timeout_ns,
+					   struct kwq_item *item)
 {
 	struct rb_node *rb = rb_first_cached(&q->levels);
+	struct kwq_due *d = NULL;
 	struct kwq_level *l;
 	struct kwq_node *n;
 
 	if (!rb)
-		return false;
+		return 0;
+	if (unlikely(timeout_ns)) {
+		d = kwq_due_alloc(q);
+		if (!d)
+			return -ENOMEM;
+	}
 	l = rb_entry(rb, struct kwq_level, ready_rb);
 	n = list_first_entry(&l->fifo, struct kwq_node, fifo);
 	kwq_level_unlink(q, l, n);
@@ -1368,8 +1423,8 @@ static __always_inline bool kwq_take_locked(struct kwq *q, void *owner,
 			n->prio, 0);
 	kwq_lease_fill(n, item);
 	/* Over ->queued_ns, which the lease keeps. */
-	kwq_processing_link(q, n, now, timeout_ns);
-	return true;
+	kwq_processing_link(q, n, now, timeout_ns, d);
+	return 1;
 }
 
 /*
@@ -1387,13 +1442,19 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 {
 	u64 timeout = kwq_timeout_of(q, ctl ? ctl->processing_timeout_ns : 0);
 	unsigned int n = 0;
+	int ret = 0;
 
-	while (n < max && kwq_take_locked(q, owner, now, timeout, &items[n])) {
+	while (n < max &&
+	       (ret = kwq_take_locked(q, owner, now, timeout, &items[n])) > 0) {
 		if (ctl && ctl->copy)
 			ctl->copy(ctl->arg, &items[n]);
 		n++;
 	}
-	return n ?: q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+	if (n)
+		return n;
+	if (ret < 0)
+		return ret;
+	return q->shutting_down ? -ESHUTDOWN : -EAGAIN;
 }
 
 static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
@@ -1520,18 +1581,17 @@ int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item)
 {
 	unsigned long irqflags;
-	bool taken;
 	int got;
 
 	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
 		return -EINVAL;
 	/* A key ready: one critical section, as a worker loop mostly finds. */
 	spin_lock_irqsave(&q->lock, irqflags);
-	taken = kwq_take_locked(q, owner, kwq_now(q), q->processing_timeout_ns,
-				item);
+	got = kwq_take_locked(q, owner, kwq_now(q), q->processing_timeout_ns,
+			      item);
 	spin_unlock_irqrestore(&q->lock, irqflags);
-	if (taken)
-		return 0;
+	if (got)
+		return min(got, 0);
 	got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
 	return got > 0 ? 0 : got;
 }
@@ -1590,9 +1650,9 @@ EXPORT_SYMBOL_GPL(kwq_done);
 int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 		 s64 timeout_ns, struct kwq_item *item)
 {
+	unsigned int ready = 0;
 	struct kwq_node **link;
 	unsigned long irqflags;
-	bool taken;
 	int got;
 	u64 now;
 
@@ -1606,17 +1666,20 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			return -ESTALE;
 		}
-		kwq_finish(q, *link, link, now);
+		ready = kwq_finish(q, *link, link, now);
 	}
 	/*
-	 * No wake-up either way: a key the done made ready is taken here
-	 * (this or one before it), so no more keys are ready than before.
+	 * No wake-up if a key is taken: a key the done made ready is taken
+	 * here (this or one before it), so no more keys are ready than
+	 * before. If none could be, one the done made ready wakes a getter.
 	 */
-	taken = kwq_take_locked(q, owner, now, q->processing_timeout_ns, item);
-	kwq_unlock(q, irqflags, 0);
-	if (taken)
+	got = kwq_take_locked(q, owner, now, q->processing_timeout_ns, item);
+	kwq_unlock(q, irqflags, got > 0 ? 0 : ready);
+	if (got > 0)
 		return 0;
 	memset(item, 0, sizeof(*item));
+	if (got < 0)
+		return got;
 	got = kwq_get_batch(q, owner, flags, timeout_ns, item, 1, 1);
 	return got > 0 ? 0 : got;
 }
@@ -1711,25 +1774,31 @@ static bool kwq_return_lease(struct kwq *q, struct kwq_node *n, u64 now)
 	return true;
 }
 
-/* Under q->lock: give processing @n a deadline @timeout_ns (0: none) on. */
-static void kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns)
+/*
+ * Under q->lock: give processing @n a deadline @timeout_ns (0: none) from
+ * now on. -ENOMEM (nothing changed) if a new deadline cannot be recorded.
+ */
+static int kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns)
 {
-	u64 now = kwq_now(q);
+	struct kwq_due *d = n->due;
 
-	if (!n->due_ns && !timeout_ns)
-		return;
-	if (n->due_ns)
+	if (d) {
 		kwq_due_erase(q, n);
-	else
-		list_del(&n->link);
-	if (timeout_ns) {
-		/* Re-arms the timer if the new deadline is the first. */
-		kwq_due_insert(q, n, now, timeout_ns);
-		return;
+		if (!timeout_ns) {
+			kwq_due_release(q, d);
+			kwq_timer_update(q);
+			return 0;
+		}
+	} else if (timeout_ns) {
+		d = kwq_due_alloc(q);
+		if (!d)
+			return -ENOMEM;
+	} else {
+		return 0;
 	}
-	n->due_ns = 0;
-	kwq_processing_list_insert(q, n);
-	kwq_timer_update(q);
+	/* Re-arms the timer if the new deadline is the first. */
+	kwq_due_insert(q, n, d, kwq_now(q), timeout_ns);
+	return 0;
 }
 
 int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns)
@@ -1742,10 +1811,8 @@ int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
 	link = kwq_lease_link(q, item);
-	if (link) {
-		kwq_due_move(q, *link, kwq_timeout_of(q, timeout_ns));
-		ret = 0;
-	}
+	if (link)
+		ret = kwq_due_move(q, *link, kwq_timeout_of(q, timeout_ns));
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
@@ -1767,7 +1834,7 @@ int kwq_touch_key(struct kwq *q, const void *key, size_t len, void *owner,
 	n = kwq_lookup(q, key, len, hash);
 	ret = kwq_held_by(q, n, hash, len, owner, false);
 	if (!ret)
-		kwq_due_move(q, n, kwq_timeout_of(q, timeout_ns));
+		ret = kwq_due_move(q, n, kwq_timeout_of(q, timeout_ns));
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
@@ -1776,7 +1843,6 @@ EXPORT_SYMBOL_IF_KUNIT(kwq_touch_key);
 int kwq_release_owner(struct kwq *q, void *owner)
 {
 	struct kwq_node *n, *tmp;
-	struct rb_node *rb, *next;
 	unsigned long flags;
 	int count = 0;
 	u64 now;
@@ -1786,13 +1852,6 @@ int kwq_release_owner(struct kwq *q, void *owner)
 	spin_lock_irqsave(&q->lock, flags);
 	now = kwq_now(q);
 	list_for_each_entry_safe(n, tmp, &q->processing, link) {
-		if (n->owner != owner)
-			continue;
-		count += kwq_return_lease(q, n, now);
-	}
-	for (rb = rb_first_cached(&q->due); rb; rb = next) {
-		next = rb_next(rb);
-		n = rb_entry(rb, struct kwq_node, due_rb);
 		if (n->owner != owner)
 			continue;
 		count += kwq_return_lease(q, n, now);
@@ -2004,14 +2063,14 @@ static unsigned int kwq_expire_due(struct kwq *q, u64 now, unsigned int max,
 				   unsigned int *ready)
 {
 	unsigned int nr = 0;
-	struct kwq_node *n;
+	struct kwq_due *d;
 	struct rb_node *rb;
 
 	while (nr < max && (rb = rb_first_cached(&q->due))) {
-		n = rb_entry(rb, struct kwq_node, due_rb);
-		if (n->due_ns > now)
+		d = rb_entry(rb, struct kwq_due, rb);
+		if (d->due_ns > now)
 			break;
-		*ready += kwq_time_out(q, n, now);
+		*ready += kwq_time_out(q, d->node, now);
 		nr++;
 	}
 	return nr;
@@ -2080,6 +2139,7 @@ static void kwq_free(struct kwq *q)
 {
 	hrtimer_cancel(&q->timer);
 	kwq_delay_free(q);
+	kwq_due_free_all(q);
 	kfree(q->tombs);
 	kwq_table_free(q);
 	kwq_levels_free(q);

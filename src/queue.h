@@ -52,6 +52,8 @@ enum kwq_requeue {
 	KWQ_REQUEUE_DEAD,	/* failed max_retries times: to the dead set */
 };
 
+struct kwq_due;
+
 /*
  * One node per key. kwq_get() hands out leases on it (struct kwq_item),
  * told apart by ->lease, so the node itself never leaves kwq.
@@ -59,7 +61,7 @@ enum kwq_requeue {
  * A node is in one state at a time, and the links of a state share one
  * union with those of the others: every transition unlinks the node from
  * its old structure before it links it into the new one. A 16-byte key
- * makes a 120-byte object.
+ * makes a 112-byte object.
  */
 struct kwq_node {
 	/*
@@ -97,16 +99,12 @@ struct kwq_node {
 			u16 wslot;
 		};
 		/*
-		 * PROCESSING (and IDLE: ->link only, in the LRU; DEAD: ->link
-		 * in the dead set, ->start_ns the time of the last failure)
+		 * PROCESSING: ->link in the processing list, in start order
+		 * (and IDLE: ->link only, in the LRU; DEAD: ->link in the dead
+		 * set, ->start_ns the time of the last failure)
 		 */
 		struct {
-			union {
-				/* no deadline: the processing list */
-				struct list_head link;
-				/* ->due_ns: in q->due, by (due_ns, lease) */
-				struct rb_node due_rb;
-			};
+			struct list_head link;
 			void *owner;		/* kwq_get()'s cookie */
 			u64 lease;		/* which hand-out, never 0 */
 			u64 start_ns;		/* clock time processing began */
@@ -122,10 +120,10 @@ struct kwq_node {
 		/* READY: clock time it became ready */
 		u64 queued_ns;
 		/*
-		 * PROCESSING: its processing deadline, 0 if none (the time
-		 * it became ready went to the lease: kwq_item.queued_ns)
+		 * PROCESSING: its processing deadline, NULL if none (the
+		 * time it became ready went to the lease: kwq_item.queued_ns)
 		 */
-		u64 due_ns;
+		struct kwq_due *due;
 	};
 	u32 failures;			/* rate limiter failure count */
 	u8 key[];
@@ -144,6 +142,23 @@ struct kwq_level {
 	unsigned long len;
 	int prio;
 };
+
+/*
+ * The processing deadline of a key that has one, in kwq->due by (->due_ns,
+ * the node's lease). Apart from the node, so that the keys of queues
+ * without deadlines do not pay for it; a queue keeps up to KWQ_DUE_KEEP
+ * freed ones (kwq->due_free, linked by ->next_free) for its next gets.
+ */
+struct kwq_due {
+	struct rb_node rb;
+	u64 due_ns;
+	union {
+		struct kwq_node *node;
+		struct kwq_due *next_free;
+	};
+};
+
+#define KWQ_DUE_KEEP		32
 
 /* Node caches by size (queue.c: kwq_cache_objs) */
 #define KWQ_NODE_CACHES		9
@@ -214,9 +229,11 @@ struct kwq {
 	struct rb_root all_levels;	/* every level but level0, by prio */
 	struct kwq_level level0;	/* priority 0 */
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
-	struct list_head processing;	/* PROCESSING without a deadline */
-	struct rb_root_cached due;	/* PROCESSING with one, earliest first */
+	struct list_head processing;	/* PROCESSING, in start order */
+	struct rb_root_cached due;	/* their deadlines, earliest first */
 	unsigned long nr_due;
+	struct kwq_due *due_free;	/* kept for the next gets */
+	unsigned int nr_due_free;
 	/* KWQ_TOMBS records from ->tomb_head on, oldest first; or NULL */
 	struct kwq_tomb *tombs;
 	unsigned int tomb_head;

@@ -67,7 +67,7 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	struct kwq_node *oldest;
 	unsigned long flags;
 	struct rb_node *rb;
-	u64 now, start, listed = 0;
+	u64 now, listed = 0;
 	unsigned int i = 0;
 
 	if (!q || !st)
@@ -80,13 +80,8 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	st->unfinished_work_ns = (u64)q->nr_processing * now - q->start_ns_sum;
 	oldest = list_first_entry_or_null(&q->processing, struct kwq_node,
 					  link);
-	start = oldest ? oldest->start_ns : U64_MAX;
-	/* Keys with a processing deadline are ordered by it, not by start. */
-	for (rb = rb_first_cached(&q->due); rb; rb = rb_next(rb))
-		start = min(start, rb_entry(rb, struct kwq_node,
-					    due_rb)->start_ns);
-	if (start != U64_MAX)
-		st->longest_running_ns = kwq_since(now, start);
+	if (oldest)
+		st->longest_running_ns = kwq_since(now, oldest->start_ns);
 	kwq_hist_snapshot(&q->queue_hist, &st->queue_duration);
 	kwq_hist_snapshot(&q->work_hist, &st->work_duration);
 	for (rb = rb_first_cached(&q->levels);

@@ -287,7 +287,8 @@ struct kwq_done_get_args {
  *	KWQ_PROCESSING_TIMEOUT_MAX
  *
  * Errors: ENOENT (the key is not processing), EPERM (leased to another
- * fd), ESTALE (this fd's lease on it was revoked by its deadline), EINVAL.
+ * fd), ESTALE (this fd's lease on it was revoked by its deadline), EINVAL,
+ * ENOMEM (a first deadline could not be recorded; nothing changed).
  * A key taken KWQ_GET_DETACHED may be touched by any fd of the queue.
  */
 struct kwq_touch_args {
