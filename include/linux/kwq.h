@@ -838,7 +838,9 @@ struct kwq_item {
  * Return: 0 with @item filled; -EAGAIN when nothing is ready and waiting
  * is not allowed, -ETIMEDOUT after @timeout_ns, -ERESTARTSYS when a
  * signal interrupted the wait, -ESHUTDOWN when the queue is shut down and
- * empty, -EINVAL for bad arguments. On error @item is not written.
+ * empty, -ENOMEM when the queue gives keys a processing deadline and
+ * there was no memory to record it (the key stays ready), -EINVAL for bad
+ * arguments. On error @item is not written.
  */
 int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	    struct kwq_item *item);
@@ -985,12 +987,12 @@ int kwq_done_key(struct kwq *q, const void *key, size_t len, void *owner);
  * requeued as by kwq_add_rate_limited() at its priority then kwq_done(),
  * counted in &struct kwq_stats.processing_timeouts_total and traced
  * (kwq:key_timed_out); kwq_done() and kwq_touch() of the old @item get
- * -ESTALE and change nothing. Clearing a deadline walks the keys that
- * started processing after this one.
+ * -ESTALE and change nothing.
  *
  * Context: as kwq_add().
  * Return: 0; -ESTALE if @item's lease has ended (done, returned, or
- * revoked by its deadline), -EINVAL for a bad argument (nothing changed).
+ * revoked by its deadline), -ENOMEM if a key without a deadline could not
+ * be given one, -EINVAL for a bad argument (nothing changed).
  */
 int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
 
