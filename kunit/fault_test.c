@@ -440,12 +440,16 @@ static void fault_publish_fails_cleanly(struct kunit *test)
 }
 
 /*
- * A get with a processing deadline records it apart from the node: if
- * that fails, the get is -ENOMEM and the key stays ready, not lost.
+ * A processing deadline is recorded apart from the node. A get on a queue
+ * with a timeout, or a touch (@touch) giving a key its first deadline,
+ * that cannot record it is -ENOMEM and changes nothing: the key stays
+ * ready, or processing without a deadline, and the same call then works.
  */
-static void fault_get_with_deadline(struct kunit *test)
+static void kf_deadline(struct kunit *test, bool touch)
 {
-	struct kwq_config cfg = { .processing_timeout_ns = NSEC_PER_SEC };
+	struct kwq_config cfg = {
+		.processing_timeout_ns = touch ? 0 : NSEC_PER_SEC,
+	};
 	struct kwq_key_info info;
 	struct kwq_item item;
 	struct kwq *q;
@@ -457,14 +461,24 @@ static void fault_get_with_deadline(struct kunit *test)
 	for (n = 1; n <= KF_MAX_STEPS; n++) {
 		q = kt_create(test, &cfg, NULL);
 		KUNIT_ASSERT_EQ(test, 0, kt_add(q, "a"));
+		if (touch)
+			KUNIT_ASSERT_EQ(test, 0, kwq_get(q, NULL, KWQ_GET_NONBLOCK,
+							 0, &item));
 		kf_arm(n);
-		ret = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+		ret = touch ? kwq_touch(q, &item, NSEC_PER_SEC) :
+			      kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item);
 		hit = kf_disarm();
 		if (ret) {
 			KUNIT_EXPECT_EQ_MSG(test, -ENOMEM, ret, "N=%u", n);
 			KUNIT_EXPECT_TRUE_MSG(test, hit, "N=%u: no fault", n);
-			KUNIT_EXPECT_EQ_MSG(test, 1L, kwq_len(q), "N=%u", n);
-			ret = kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item);
+			KUNIT_EXPECT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
+			KUNIT_EXPECT_EQ_MSG(test, touch ? KWQ_KEY_PROCESSING :
+					    KWQ_KEY_READY, info.state, "N=%u", n);
+			KUNIT_EXPECT_EQ_MSG(test, 0ULL, info.timeout_ns, "N=%u",
+					    n);
+			ret = touch ? kwq_touch(q, &item, NSEC_PER_SEC) :
+				      kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0,
+					      &item);
 			KUNIT_EXPECT_EQ_MSG(test, 0, ret, "N=%u: retry", n);
 		}
 		KUNIT_EXPECT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
@@ -475,45 +489,19 @@ static void fault_get_with_deadline(struct kunit *test)
 		if (!hit || test->status == KUNIT_FAILURE)
 			break;
 	}
-	kunit_info(test, "kwq_get with a deadline: %u failure points\n", n - 1);
+	kunit_info(test, "%s with a new deadline: %u failure points\n",
+		   touch ? "kwq_touch" : "kwq_get", n - 1);
 	KUNIT_EXPECT_GT(test, n - 1, 0U);
 }
 
-/* A touch that gives a key its first deadline: -ENOMEM changes nothing. */
+static void fault_get_with_deadline(struct kunit *test)
+{
+	kf_deadline(test, false);
+}
+
 static void fault_touch_first_deadline(struct kunit *test)
 {
-	struct kwq_key_info info;
-	struct kwq_item item;
-	struct kwq *q;
-	unsigned int n;
-	bool hit;
-	int ret;
-
-	kf_init(test);
-	for (n = 1; n <= KF_MAX_STEPS; n++) {
-		q = kt_create(test, NULL, NULL);
-		KUNIT_ASSERT_EQ(test, 0, kt_add(q, "a"));
-		KUNIT_ASSERT_EQ(test, 0,
-				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
-		kf_arm(n);
-		ret = kwq_touch(q, &item, NSEC_PER_SEC);
-		hit = kf_disarm();
-		KUNIT_EXPECT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
-		KUNIT_EXPECT_EQ(test, KWQ_KEY_PROCESSING, info.state);
-		if (ret) {
-			KUNIT_EXPECT_EQ_MSG(test, -ENOMEM, ret, "N=%u", n);
-			KUNIT_EXPECT_TRUE_MSG(test, hit, "N=%u: no fault", n);
-			KUNIT_EXPECT_EQ_MSG(test, 0ULL, info.timeout_ns, "N=%u", n);
-		} else {
-			KUNIT_EXPECT_GT(test, info.timeout_ns, 0ULL);
-		}
-		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-		kt_destroy(test, q);
-		if (!hit || test->status == KUNIT_FAILURE)
-			break;
-	}
-	kunit_info(test, "kwq_touch: %u failure points\n", n - 1);
-	KUNIT_EXPECT_GT(test, n - 1, 0U);
+	kf_deadline(test, true);
 }
 
 static struct kunit_case kwq_fault_cases[] = {
