@@ -52,6 +52,7 @@ class Node:
         self.children = []
         self.ok = None
         self.skip = False
+        self.why = ""
         self.diag = []
         self.pending = []  # diagnostics seen before the next result line
 
@@ -95,6 +96,7 @@ def parse_ktap(lines):
                 parent.children.append(node)
             node.ok = m.group(1) == "ok"
             node.skip = directive.upper().startswith("SKIP")
+            node.why = directive[4:].strip() if node.skip else ""
             node.diag += parent.pending
             parent.pending = []
             continue
@@ -190,13 +192,16 @@ def main():
 
     label = args.label or args.log
     print("--- %s" % label)
-    for bname, sname, p, fl, s, flines in suites:
+    for bname, sname, p, fl, s, flines, slines in suites:
         passed += p
         failed += fl
         skipped += s
         status = "PASS" if not fl else "FAIL"
         print("  %s %-28s %3d passed, %d failed%s" % (
             status, sname, p, fl, ", %d skipped" % s if s else ""))
+        # A skip is named with its reason: make check fails on one.
+        for line in slines:
+            print("       %s" % line)
         for m, h in flines:
             print("       %s" % h)
             failures.append((m, None))
@@ -247,10 +252,10 @@ def judge_block(bname, body):
     tops = [c for c in root.children if c.ok is not None or c.children]
     if not tops:
         return [(bname, bname, 0, 1, 0,
-                 [("missing results " + bname, "no KTAP results in " + bname)])]
+                 [("missing results " + bname, "no KTAP results in " + bname)], [])]
     for top in tops:
         p = fl = s = 0
-        flines = []
+        flines, slines = [], []
         for path, leaf in leaves(top, [top.name]):
             name = ".".join(path)
             if leaf.ok is None:
@@ -258,6 +263,7 @@ def judge_block(bname, body):
                 flines.append(("case " + name, "no result: " + name))
             elif leaf.skip:
                 s += 1
+                slines.append("skipped: %s%s" % (name, ": " + leaf.why if leaf.why else ""))
             elif leaf.ok:
                 p += 1
             else:
@@ -268,7 +274,7 @@ def judge_block(bname, body):
         if top.ok is False and not fl:
             fl += 1
             flines.append(("case " + top.name, "suite %s reported not ok" % top.name))
-        out.append((bname, top.name, p, fl, s, flines))
+        out.append((bname, top.name, p, fl, s, flines, slines))
     return out
 
 
