@@ -173,7 +173,7 @@ echo "\$1 \$KWQ_KEY" >>$T/ran
 case "\$1" in
 fail*) exit 3 ;;
 slow*) echo \$\$ >>$T/slowpid; exec sleep 60 ;;
-nap*) sleep 1 ;;
+nap*) sleep 2 ;;
 esac
 exit 0
 EOF
@@ -293,13 +293,15 @@ wait $wpid 2>/dev/null
 kill -9 $(cat $T/slowpid) 2>/dev/null
 : >$T/slowpid
 $K destroy $W
-$K create $W --processing-timeout 300ms
+# A 2 s run under a 1 s deadline, kept by heartbeats every 200 ms: 800 ms
+# of slack for a slow heartbeat on a busy machine (KCSAN, TCG).
+$K create $W --processing-timeout 1s
 $K add $W nap1
 : >$T/ran
-$K work $W --heartbeat 100ms -- $T/cmd 2>$T/work.err &
+$K work $W --heartbeat 200ms -- $T/cmd 2>$T/work.err &
 wpid=$!
 wait_for 1 '^nap1' $T/ran
-sleep 1.5
+sleep 3
 run $K stats $W --json
 grep -q '"processing_timeouts_total":0' $T/out && grep -q '"processing":0' $T/out &&
 	[ "$(grep -c '^nap1' $T/ran)" = 1 ] &&
