@@ -74,13 +74,13 @@ $K add $Q lo
 $K add $Q --priority 5 hi
 out_is priority_first "hi${nl}lo" $K get $Q -n 2
 $K done $Q hi lo
-# Deadlines 1 s apart and the ready key first: the order holds as long
-# as the three adds take less than a second (a loaded debug VM can take
-# a few hundred milliseconds per kwqctl run).
+# Deadlines 2 s apart and the ready key first: the order holds as long
+# as the adds after "late" take less than 2 s (a kwqctl run under KCSAN
+# on a busy host took over a second: 1 s apart was not enough).
 $K add $Q now
-$K add $Q --after 3s late
+$K add $Q --after 5s late
 $K add $Q --after 1s early
-$K add $Q mid --after=2s
+$K add $Q mid --after=3s
 out_is after_order "now${nl}early${nl}mid${nl}late" \
 	sh -c "$K get $Q --timeout 20s; $K get $Q --timeout 20s; $K get $Q --timeout 20s; $K get $Q --timeout 20s"
 $K done $Q now early mid late
