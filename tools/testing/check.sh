@@ -286,7 +286,7 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
 		m=$KWQ_OUT/mod-debug-$v
 		if [ -f "$m/kwq_test.ko" ]; then
 			plan debug-$v >"$KWQ_OUT/plan-debug-$v"
-			# 5.5 (6.12) and 8 min (7.2) alone on 2 cores; the timeout
+			# 5.5 (6.12) and 7 min (7.2) alone on 2 cores; the timeout
 			# only catches a hang: a busy machine can triple the time.
 			vm_bg "debug-$v" "$kd/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug-$v" 1800 \
 				"$m/kwq.ko=/kwq/kwq.ko" "$m/kwq_test.ko=/kwq/kwq_test.ko" \
@@ -480,7 +480,7 @@ if [[ " $sections " == *" demo "* ]]; then
 fi
 
 section "waiting for the VMs" \
-	"debug 7.2 ~8 min, debug 6.12 ~5.5, the self-test 1.5, stock 6.1, 6.12, 7.2 and the demo 1 each; 2 at a time"
+	"debug 7.2 ~7 min, debug 6.12 ~5.5, the self-test 1.5, stock 6.1, 6.12, 7.2 and the demo 1 each; 2 at a time"
 for n in "${vm_order[@]}"; do
 	vm_finish "$n"
 done
