@@ -4,7 +4,8 @@
 #   1. static checks: checkpatch --strict, sparse (C=2), W=1 builds
 #   2. the debug kernels (KUnit, KASAN, lockdep, kmemleak, UBSAN,
 #      failslab...), 6.12 and 7.2, built from Debian's sources, in QEMU:
-#      kwq.ko + KUnit suites + userspace, Go and fail-nth tests
+#      kwq.ko + KUnit suites on both; on 6.12 the userspace, Go and
+#      fail-nth tests, on 7.2 those in $debug72 (lifecycle's 100 cycles)
 #   3. Debian's stock kernels in QEMU (bookworm's 6.1 and 6.12, unstable's
 #      7.2 through tools/testing/sid-kernel.sh): W=1 build, load,
 #      userspace tests, unload
