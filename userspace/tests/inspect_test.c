@@ -37,11 +37,19 @@ static long walk(int fd, unsigned int states, unsigned int max,
 	unsigned int i;
 
 	*twice = *calls = *over = 0;
-	do {
+	for (;;) {
 		n = kwq_inspect_list(fd, states, &cursor, buf, sizeof(buf), max,
 				     &used);
-		if (n < 0 && errno == EAGAIN)
+		/*
+		 * The table grows (its work may still run after the adds,
+		 * on a busy machine): the cursor is kept, ask again. Not a
+		 * do-while: a continue there tested the first call's cursor
+		 * (0) and ended the walk with nothing listed.
+		 */
+		if (n < 0 && errno == EAGAIN) {
+			kt_sleep_ms(1);
 			continue;
+		}
 		if (n < 0) {
 			printf("    # inspect list: %s\n", strerror(errno));
 			return -1;
@@ -56,7 +64,9 @@ static long walk(int fd, unsigned int states, unsigned int max,
 				(*twice)++;
 			total++;
 		}
-	} while (cursor);
+		if (!cursor)
+			break;
+	}
 	return total;
 }
 

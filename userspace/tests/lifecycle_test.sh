@@ -3,11 +3,20 @@
 # Module lifecycle, in the test VM (root, busybox sh, kwqctl in PATH,
 # modules in /kwq): rmmod kwq is refused while an fd of /dev/kwq is open
 # and while another module (kwq_example, which uses kwq's exported
-# symbols) holds a queue; then 100 insmod/rmmod cycles, each with a short
-# workload and a queue left behind with keys ready, processing and
-# waiting (the unload destroys it). The harness loaded kwq.ko before this
-# test and unloads it after, so it leaves kwq loaded. kmemleak is checked
-# by the harness at the end of the run. Prints KTAP (tests/ktap.sh).
+# symbols) holds a queue; then CYCLES (100) insmod/rmmod cycles, each
+# with a short workload and a queue left behind with keys ready,
+# processing and waiting (the unload destroys it). The harness loaded
+# kwq.ko before this test and unloads it after, so it leaves kwq loaded.
+# kmemleak is checked by the harness at the end of the run. make check
+# runs the 100 cycles on the debug 7.2 kernel and 10 elsewhere
+# (tools/testing/check.sh, lifecycle_few). Prints KTAP (tests/ktap.sh).
+#
+# Where a cycle's time goes on the KASAN kernel (debug 6.12, a quiet
+# host, about 1.6 s): rmmod 0.6-0.8 s, of which 0.4-0.5 s destroying
+# the nine SLAB_TYPESAFE_BY_RCU node caches (kmem_cache_destroy() waits
+# for kfree_rcu and call_rcu callbacks and flushes KASAN's quarantine,
+# per cache) and 0.25 s freeing the module; insmod 0.2 s; the 13 kwqctl
+# runs 0.06 s each, mostly fork and exec.
 CYCLES=${CYCLES:-100}
 MOD=${KWQ_MOD:-/kwq/kwq.ko}
 EXAMPLE=${KWQ_EXAMPLE:-/kwq/kwq_example.ko}
