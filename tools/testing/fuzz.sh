@@ -68,7 +68,9 @@ fi
 	-t $((secs + 600)) "${files[@]}"
 filter=
 case $config in *kcsan*) filter=--kcsan-only-kwq ;; esac
-"$KWQ_ROOT/tools/testing/report.py" $filter --label "$name${replay:+ $replay}${replay:- (seed $seed)}" "$log"
+label="$name (seed $seed)"
+[ -z "$replay" ] || label="$name $replay"
+"$KWQ_ROOT/tools/testing/report.py" $filter --label "$label" "$log"
 rc=$?
 
 if [ -n "$replay" ]; then

@@ -46,6 +46,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 
 #define NQ_POOL		6	/* fuzzed queues: created, destroyed, shut down */
@@ -99,7 +100,7 @@ struct shared {
 	atomic_ulong calls_ok, calls_core, corpus_calls;
 	atomic_ulong seq;
 	atomic_ulong pcs, edges, corpus_new, corpus_new_from_corpus;
-	atomic_ulong op_n[32], op_ns[32];
+	atomic_ulong op_n[32], op_ns[32], fork_cpu_ns;
 	atomic_int kcov_threads, kcov_failed, repro_saved[64], repro_pending[64];
 	atomic_int ncorpus, recent[32];
 	atomic_uint recent_pos;
@@ -221,7 +222,7 @@ struct worker {
 	int no_corpus;		/* calls now are not corpus material */
 	int from_corpus;	/* this call was mutated from the corpus */
 	unsigned long pend, ok, core;	/* not yet in sh: calls, ok, core */
-	unsigned long op_n[32], op_ns[32];
+	unsigned long op_n[32], op_ns[32], fork_cpu_ns;
 	struct call scratch;
 };
 
@@ -1648,7 +1649,10 @@ static void op_fork(struct worker *w)
 	pid_t pid;
 	int st;
 	int64_t t0 = kt_now();
+	struct timespec c0, c1;
+	struct rusage ru;
 
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	ev_simple(w, EV_FORK, -1, 0);
 	pid = fork();
 	if (pid < 0)
@@ -1660,10 +1664,14 @@ static void op_fork(struct worker *w)
 	}
 	atomic_fetch_add(&sh->forks, 1);
 	/* the child may block (drain, get forever): it always dies */
-	kt_sleep_ms(rn(&w->r, 20));
+	kt_sleep_ms(rn(&w->r, 40));
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	w->fork_cpu_ns += (unsigned long)((c1.tv_sec - c0.tv_sec) * KT_SEC + c1.tv_nsec - c0.tv_nsec +
+		(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * KT_SEC +
+		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000);
 	ev_simple(w, EV_KILL, -1, 0);
 	if (atomic_exchange(&sh->repro_pending[w->proc], 0))
 		repro_save(w->proc, "an invariant failed in a forked child (see the notes)");
@@ -1732,7 +1740,12 @@ static void step(struct worker *w, int child)
 	else if (c < 98) {
 		if (!child)
 			op_done_held(w);
-	} else if (!child && chance(&w->r, 60)) {
+	} else if (!child && chance(&w->r, 6)) {
+		/*
+		 * About 0.1 % of the steps: a fork, its child and its exit
+		 * cost about 155 ms of CPU on the debug kernel under TCG (at
+		 * 1.2 % of the steps they took half the VM's CPU).
+		 */
 		op_fork(w);
 	}
 }
@@ -1778,15 +1791,31 @@ static void attach_tracked(struct worker *w)
 }
 
 /* The worker's memory (its regions), as fuzzing and replaying need it. */
+static void *scratch_map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	/*
+	 * Scratch memory: a forked child gets it zeroed instead of shared
+	 * copy-on-write, so the parent's next writes take no COW fault (a
+	 * fork cost several times more in page faults than in fork() under
+	 * TCG and the debug kernel).
+	 */
+	if (p != MAP_FAILED)
+		madvise(p, size, MADV_WIPEONFORK);
+	return p;
+}
+
 static int worker_mem(struct worker *w)
 {
-	w->arena = mmap(NULL, ARENA + 4096, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	w->arena = scratch_map(ARENA + 4096);
 	w->ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	w->recs = malloc(RECBUF);
-	w->keys = malloc(KEYBUF);
-	if (w->arena == MAP_FAILED || w->ro == MAP_FAILED || !w->recs || !w->keys)
+	w->recs = scratch_map(RECBUF);
+	w->keys = scratch_map(KEYBUF);
+	if (w->arena == MAP_FAILED || w->ro == MAP_FAILED || w->recs == MAP_FAILED ||
+	    w->keys == MAP_FAILED)
 		return -1;
 	mprotect(w->arena + ARENA, 4096, PROT_NONE);
 	memset(w->ro, 0, 4096);
@@ -1866,6 +1895,7 @@ static void *thread_main(void *arg)
 		atomic_fetch_add(&sh->op_n[i], w->op_n[i]);
 		atomic_fetch_add(&sh->op_ns[i], w->op_ns[i]);
 	}
+	atomic_fetch_add(&sh->fork_cpu_ns, w->fork_cpu_ns);
 	return NULL;
 }
 
@@ -1942,14 +1972,45 @@ static int drain_tracked(int i, char *why, size_t size)
 	return ok;
 }
 
+/* The VM's CPU time so far, in USER_HZ ticks: [0] busy, [1] idle. */
+static void cpu_ticks(unsigned long long t[2])
+{
+	unsigned long long v[8] = {};
+	FILE *f = fopen("/proc/stat", "r");
+
+	t[0] = 0;
+	t[1] = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		t[0] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+		t[1] = v[3] + v[4];
+	}
+	fclose(f);
+}
+
+static unsigned long long cpu0[2];
+
 /* What the run did, beyond the call count: coverage, shares, where time went. */
 static void report_figures(void)
 {
+	unsigned long long cpu1[2];
+	unsigned long forks = atomic_load(&sh->forks);
+
 	unsigned long calls = atomic_load(&sh->calls), total = 0, ns, n;
 	int i;
 
 	if (!calls)
 		return;
+	cpu_ticks(cpu1);
+	if (cpu1[0] + cpu1[1] > cpu0[0] + cpu0[1])
+		printf("    # VM CPU busy %.0f%% (idle %.0f%%); a fork and its child took %.1f ms CPU on average\n",
+		       100.0 * (double)(cpu1[0] - cpu0[0]) /
+		       (double)(cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1]),
+		       100.0 * (double)(cpu1[1] - cpu0[1]) /
+		       (double)(cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1]),
+		       forks ? (double)atomic_load(&sh->fork_cpu_ns) / (double)forks / 1e6 : 0.0);
 	printf("    # calls succeeded %.1f%%, reached the core (past argument checks) %.1f%%\n",
 	       100.0 * (double)atomic_load(&sh->calls_ok) / (double)calls,
 	       100.0 * (double)atomic_load(&sh->calls_core) / (double)calls);
@@ -2050,10 +2111,10 @@ static void replay_call(struct worker *w, char *rest, uint64_t (*bases)[NREG],
 	(*ncalls)++;
 	if (ret == strtoll(tok[9], NULL, 10) && !strcmp(ret < 0 ? kt_ename(e) : "0", tok[10]))
 		(*same)++;
-	printf("    # %s t%d%s %s cmd %#llx: %ld %s (recorded %s %s)\n", tok[0], t,
+	printf("    # %s t%d%s %s cmd %#llx: %ld%s%s (recorded %s%s%s)\n", tok[0], t,
 	       c->child ? " child" : "", c->op >= 0 ? ops[c->op].name : "RAW",
-	       (unsigned long long)c->cmd, ret, ret < 0 ? kt_ename(e) : "",
-	       tok[9], strcmp(tok[10], "0") ? tok[10] : "");
+	       (unsigned long long)c->cmd, ret, ret < 0 ? " " : "", ret < 0 ? kt_ename(e) : "",
+	       tok[9], strcmp(tok[10], "0") ? " " : "", strcmp(tok[10], "0") ? tok[10] : "");
 }
 
 /* Replay reproducer @file (format at repro_save()) in one thread. */
@@ -2234,6 +2295,7 @@ int main(int argc, char **argv)
 	}
 
 	t0 = kt_now();
+	cpu_ticks(cpu0);
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)
