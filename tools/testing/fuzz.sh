@@ -64,8 +64,15 @@ if [ -n "$replay" ]; then
 else
 	say "fuzzing ${secs}s, seed $seed, $procs procs x $threads threads ($(basename "$kdir")); log: $log"
 fi
+# The TSC as the guest's clocksource (tools/bench/tsc_khz.c): on a microvm
+# the guest cannot calibrate it and falls back to jiffies, whose seconds
+# stretch when the host is loaded (ticks arrive late): -t 900 then lasted
+# well over 1500 s of wall time, and calls/s counted per stretched second.
+gcc -O2 -o "$KWQ_OUT/user/tsc_khz" "$KWQ_ROOT/tools/bench/tsc_khz.c" ||
+	die "tsc_khz build failed"
+tsc_khz=$("$KWQ_OUT/user/tsc_khz") || die "cannot measure the host's TSC"
 "$KWQ_ROOT/tools/testing/vm.sh" -k "$kdir/arch/x86/boot/bzImage" -o "$log" -p "$plan" \
-	-t $((secs + 600)) "${files[@]}"
+	-a "tsc_early_khz=$tsc_khz tsc=reliable" -t $((secs + 900)) "${files[@]}"
 filter=
 case $config in *kcsan*) filter=--kcsan-only-kwq ;; esac
 label="$name (seed $seed)"

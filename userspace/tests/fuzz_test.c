@@ -1972,30 +1972,32 @@ static int drain_tracked(int i, char *why, size_t size)
 	return ok;
 }
 
-/* The VM's CPU time so far, in USER_HZ ticks: [0] busy, [1] idle. */
-static void cpu_ticks(unsigned long long t[2])
+/* The VM's CPU time so far, in USER_HZ ticks: busy, idle, user. */
+static void cpu_ticks(unsigned long long t[3])
 {
 	unsigned long long v[8] = {};
 	FILE *f = fopen("/proc/stat", "r");
 
 	t[0] = 0;
 	t[1] = 0;
+	t[2] = 0;
 	if (!f)
 		return;
 	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
 		   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
 		t[0] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
 		t[1] = v[3] + v[4];
+		t[2] = v[0] + v[1];
 	}
 	fclose(f);
 }
 
-static unsigned long long cpu0[2];
+static unsigned long long cpu0[3];
 
 /* What the run did, beyond the call count: coverage, shares, where time went. */
 static void report_figures(void)
 {
-	unsigned long long cpu1[2];
+	unsigned long long cpu1[3], all;
 	unsigned long forks = atomic_load(&sh->forks);
 
 	unsigned long calls = atomic_load(&sh->calls), total = 0, ns, n;
@@ -2004,17 +2006,19 @@ static void report_figures(void)
 	if (!calls)
 		return;
 	cpu_ticks(cpu1);
-	if (cpu1[0] + cpu1[1] > cpu0[0] + cpu0[1])
-		printf("    # VM CPU busy %.0f%% (idle %.0f%%); a fork and its child took %.1f ms CPU on average\n",
-		       100.0 * (double)(cpu1[0] - cpu0[0]) /
-		       (double)(cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1]),
-		       100.0 * (double)(cpu1[1] - cpu0[1]) /
-		       (double)(cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1]),
+	all = cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1];
+	if (all)
+		printf("    # VM CPU busy %.0f%% (userspace %.0f%%, idle %.0f%%); a fork and its child took %.1f ms CPU on average\n",
+		       100.0 * (double)(cpu1[0] - cpu0[0]) / (double)all,
+		       100.0 * (double)(cpu1[2] - cpu0[2]) / (double)all,
+		       100.0 * (double)(cpu1[1] - cpu0[1]) / (double)all,
 		       forks ? (double)atomic_load(&sh->fork_cpu_ns) / (double)forks / 1e6 : 0.0);
 	printf("    # calls succeeded %.1f%%, reached the core (past argument checks) %.1f%%\n",
 	       100.0 * (double)atomic_load(&sh->calls_ok) / (double)calls,
 	       100.0 * (double)atomic_load(&sh->calls_core) / (double)calls);
-	if (atomic_load(&sh->kcov_threads))
+	if (atomic_load(&sh->kcov_threads) && !atomic_load(&sh->pcs))
+		printf("    # kcov pcs 0: no kwq PC traced (kwq.ko not built with KWQ_KCOV=1): no coverage guidance\n");
+	else if (atomic_load(&sh->kcov_threads))
 		printf("    # kcov pcs %lu, edges %lu; corpus %lu entries saved for new coverage (%lu of them found by corpus mutations), %lu corpus calls\n",
 		       atomic_load(&sh->pcs), atomic_load(&sh->edges),
 		       atomic_load(&sh->corpus_new), atomic_load(&sh->corpus_new_from_corpus),
@@ -2301,7 +2305,18 @@ int main(int argc, char **argv)
 		if (pids[i] == 0)
 			_exit(worker_proc(i, threads));
 	}
-	kt_sleep_ms((long)secs * 1000);
+	for (i = 0; i < secs; i += 60) {
+		/* progress on the console: a run cut short still tells */
+		FILE *k = fopen("/dev/kmsg", "w");
+
+		kt_sleep_ms((secs - i < 60 ? secs - i : 60) * 1000L);
+		if (k) {
+			fprintf(k, "kwq-fuzz: %d s, %lu calls, %lu forks\n",
+				i + (secs - i < 60 ? secs - i : 60), atomic_load(&sh->calls),
+				atomic_load(&sh->forks));
+			fclose(k);
+		}
+	}
 	atomic_store(&sh->stop, 1);
 	for (i = 0; i < procs; i++) {
 		int st = kt_wait(pids[i]);
