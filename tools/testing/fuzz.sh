@@ -104,7 +104,7 @@ while read -r f size md5; do
 	fi
 done
 
-grep -a -E '# (seed|calls|kcov|thread time) ' "$log" | tr -d '\r' | sed 's/^.*# /  /'
+grep -a -E '# (seed|calls|kcov|VM CPU|thread time) ' "$log" | tr -d '\r' | sed 's/^.*# /  /'
 calls=$(grep -a -oE '# calls [0-9]+ in' "$log" | grep -oE '[0-9]+' | tail -1)
 rate=$(grep -a -oE '[0-9]+ calls/s' "$log" | grep -oE '[0-9]+' | tail -1)
 if [ "$secs" = 900 ]; then
