@@ -20,7 +20,9 @@
 #                        kwq's table"); results in build/bench-host/tables
 #   make kernel          build/cache the debug test kernels (6.12, 7.2) only
 #   make fuzz            the ioctl fuzzer on the debug kernel, SECONDS=N (300)
-#                        SEED=S (random, printed) PROCS=P THREADS=T
+#                        SEED=S (random, printed) PROCS=P THREADS=T; its
+#                        reproducers in build/fuzz/repro-*; REPLAY=FILE
+#                        replays one (one thread, each call's result)
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
 #   make install         module (modules_install), udev rule; for consumer
 #                        modules the kernel API header and Module.symvers in
@@ -83,7 +85,8 @@ SECONDS ?= 300
 PROCS ?= 3
 THREADS ?= 3
 fuzz:
-	tools/testing/fuzz.sh -t $(SECONDS) -p $(PROCS) -j $(THREADS) $(if $(SEED),-s $(SEED))
+	tools/testing/fuzz.sh -t $(SECONDS) -p $(PROCS) -j $(THREADS) $(if $(SEED),-s $(SEED)) \
+		$(if $(REPLAY),-r $(abspath $(REPLAY)))
 
 check-kcsan:
 	KWQ_CHECK_ONLY=kcsan tools/testing/check.sh

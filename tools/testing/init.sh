@@ -120,6 +120,19 @@ fault_attrs() {
 		echo 0 >$d/fail_page_alloc/min-order
 }
 
+# export_files DIR: hand each file in DIR to the host (the console is the
+# only channel out): base64 between "KWQ-FILE-BEGIN NAME BYTES MD5" and
+# "KWQ-FILE-END NAME"; tools/testing/fuzz.sh takes them out of the log.
+export_files() {
+	local f
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		echo "KWQ-FILE-BEGIN $(basename "$f") $(wc -c <"$f") $(md5sum <"$f" | cut -d' ' -f1)"
+		base64 "$f"
+		echo "KWQ-FILE-END $(basename "$f")"
+	done
+}
+
 # expect NAME CMD...: a shell check as one step.
 expect() {
 	local name=$1 out

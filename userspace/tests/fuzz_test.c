@@ -2,7 +2,8 @@
 /*
  * kwq ioctl fuzzer: seeded, reproducible (per thread), bounded in time.
  *
- *   fuzz_test [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-v]
+ *   fuzz_test [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-o DIR] [-v]
+ *   fuzz_test -r FILE		replay a reproducer, one call at a time
  *
  * PROCS worker processes x THREADS threads issue random and
  * structure-aware ioctl sequences on /dev/kwq over a pool of queues:
@@ -22,12 +23,31 @@
  *  - at the end every tracked queue drains: each remaining key comes out
  *    once, nothing stays processing.
  * Prints KTAP (suite kwq_fuzz) with the seed, calls made and calls/s.
+ *
+ * Coverage guidance: where /sys/kernel/debug/kcov exists, each thread
+ * traces its own calls (KCOV_TRACE_PC; only kwq's objects are
+ * instrumented when built with KWQ_KCOV=1, so every PC is kwq's). A call
+ * that reaches a PC or an edge (hash of the previous and this PC) seen by
+ * no call before is saved in a corpus shared by all workers; a fifth of
+ * the steps then take a corpus entry, mutate it (bits, fields, sizes, key
+ * bytes) and issue it again, recent entries first.
+ *
+ * Reproducers: every call (with its argument bytes and the key records
+ * its pointer at offset 0 names), every open, close, fork and kill is
+ * kept in a per-thread ring of the last RING events. When an invariant
+ * fails or a worker dies, the rings of that process are merged in call
+ * order into DIR/repro-<pid>-p<proc>.txt (format at repro_write());
+ * fuzz_test -r replays such a file in one thread.
  */
 #include "kwqtest.h"
 
+#include <linux/kcov.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 
 #define NQ_POOL		6	/* fuzzed queues: created, destroyed, shut down */
 #define NQ_TRACKED	2	/* tracked queues: never destroyed or shut down */
@@ -36,10 +56,58 @@
 #define HELD_MAX	512
 #define ARENA		(256 * 1024)
 #define RECBUF		(KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX + 4096)
+#define KEYBUF		4096	/* keys and one-record buffers */
+
+/* Reproducers and the corpus: one event, with what it was given. */
+#define ARG_CAP		512	/* argument bytes kept (larger: zeroes) */
+#define DATA_CAP	3456	/* bytes kept at the argument's pointer at 0 */
+#define RING		128	/* events kept per thread */
+#define CORPUS_MAX	1024
+#define COVER_SIZE	(64 * 1024)	/* kcov trace entries per thread */
+#define PC_SLOTS	(1 << 16)	/* distinct PCs (open addressing) */
+#define EDGE_BITS	20
+
+enum { EV_CALL = 1, EV_OPEN, EV_CLOSE, EV_FORK, EV_KILL };
+/* Memory a worker owns; pointers into it are relocated on replay. */
+enum { R_ARENA, R_RO, R_RECS, R_KEYS, NREG };
+
+struct call {
+	atomic_ulong seq;	/* global order, 0 while being written */
+	uint8_t ev;
+	uint8_t child;		/* made by a forked child */
+	int8_t op;		/* ops[] index, -1 raw */
+	uint8_t thread;
+	int32_t fd;
+	uint32_t flags;		/* EV_OPEN: open flags */
+	uint32_t arg_len;	/* bytes kept at @arg */
+	uint32_t data_len;	/* bytes kept at the pointer at @arg + 0 */
+	int32_t err;
+	int64_t ret;
+	uint64_t cmd, arg;
+	uint64_t base[NREG];	/* the recording worker's regions */
+	unsigned char argb[ARG_CAP];
+	unsigned char data[DATA_CAP];
+};
+
+struct ring {
+	atomic_uint pos;
+	struct call ev[RING];
+};
 
 /* Shared between all processes (MAP_SHARED). */
 struct shared {
 	atomic_ulong calls;
+	atomic_ulong calls_ok, calls_core, corpus_calls;
+	atomic_ulong seq;
+	atomic_ulong pcs, edges, corpus_new, corpus_new_from_corpus;
+	atomic_ulong op_n[32], op_ns[32], fork_cpu_ns;
+	atomic_int kcov_threads, kcov_failed, repro_saved[64], repro_pending[64];
+	atomic_int ncorpus, recent[32];
+	atomic_uint recent_pos;
+	atomic_uint corpus_gen[CORPUS_MAX];
+	struct call corpus[CORPUS_MAX];
+	atomic_ulong pc[PC_SLOTS];
+	atomic_ulong edge[(1 << EDGE_BITS) / 64];
 	atomic_ulong bad_errno;
 	atomic_ulong bad_result;
 	atomic_ulong double_handout;
@@ -51,9 +119,13 @@ struct shared {
 };
 
 static struct shared *sh;
+static struct ring *rings;	/* procs x threads, MAP_SHARED */
+static int g_threads;
 static char names[NQ_POOL + NQ_TRACKED][KWQ_NAME_LEN];
 static unsigned long long g_seed;
 static int verbose;
+static const char *repro_dir = "/tmp/kwq-repro";
+static pid_t main_pid;
 
 struct rng {
 	uint64_t s;
@@ -78,18 +150,6 @@ static uint32_t rn(struct rng *r, uint32_t n)
 static int chance(struct rng *r, int pct)
 {
 	return (int)rn(r, 100) < pct;
-}
-
-static void note(const char *fmt, ...)
-{
-	int i = atomic_fetch_add(&sh->nmsg, 1);
-	va_list ap;
-
-	if (i >= 8)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(sh->msg[i], sizeof(sh->msg[i]), fmt, ap);
-	va_end(ap);
 }
 
 /* --- errno sets --- */
@@ -155,21 +215,295 @@ struct worker {
 	unsigned char *arena;	/* ARENA bytes RW, then a PROT_NONE page */
 	unsigned char *ro;	/* one read-only page */
 	unsigned char *recs;	/* RECBUF bytes */
+	unsigned char *keys;	/* KEYBUF bytes */
 	uintptr_t unmapped;
+	struct ring *ring;	/* this thread's events */
+	uint64_t *cover;	/* kcov trace, NULL without kcov */
+	int no_corpus;		/* calls now are not corpus material */
+	int from_corpus;	/* this call was mutated from the corpus */
+	unsigned long pend, ok, core;	/* not yet in sh: calls, ok, core */
+	unsigned long op_n[32], op_ns[32], fork_cpu_ns;
+	struct call scratch;
 };
+
+static __thread struct worker *cur_w;
+static void repro_save(int proc, const char *why);
+
+/* An invariant failed: say why, keep what led here (repro_save()). */
+static void note(const char *fmt, ...)
+{
+	int i = atomic_fetch_add(&sh->nmsg, 1);
+	char why[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (i < 8)
+		memcpy(sh->msg[i], why, sizeof(why));
+	if (cur_w)
+		repro_save(cur_w->proc, why);
+}
+
+/* --- regions, events, coverage --- */
+
+static const size_t reg_size[NREG] = { ARENA + 4096, 4096, RECBUF, KEYBUF };
+
+static unsigned char *reg_base(const struct worker *w, int r)
+{
+	switch (r) {
+	case R_ARENA:
+		return w->arena;
+	case R_RO:
+		return w->ro;
+	case R_RECS:
+		return w->recs;
+	default:
+		return w->keys;
+	}
+}
+
+/* Bytes readable (@wr: writable) at @p in @w's regions; 0: not ours. */
+static size_t own_room(const struct worker *w, uint64_t p, int wr)
+{
+	int r;
+
+	for (r = 0; r < NREG; r++) {
+		uint64_t off = p - (uintptr_t)reg_base(w, r);
+		size_t room = r == R_ARENA ? ARENA : reg_size[r];
+
+		if (off >= reg_size[r])
+			continue;
+		if (r == R_RO && wr)
+			return 0;
+		return off < room ? room - off : 0;
+	}
+	return 0;
+}
+
+static size_t min3(size_t a, size_t b, size_t c)
+{
+	size_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* Ioctls whose argument starts with a user pointer to input and its length. */
+static int has_data(unsigned long cmd)
+{
+	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC)
+		return 0;
+	switch (_IOC_NR(cmd)) {
+	case 0x04: case 0x06: case 0x07: case 0x08: case 0x09:
+	case 0x0d: case 0x0e: case 0x10: case 0x11: case 0x12:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Is @off of @cmd's argument a user pointer (in or out)? */
+static int ptr_field(unsigned long cmd, size_t off)
+{
+	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC)
+		return 0;
+	switch (_IOC_NR(cmd)) {
+	case 0x03: case 0x05:
+		return off == 0;
+	case 0x04:
+		return off == 0 || off == offsetof(struct kwq_keys_args, delays);
+	case 0x0d:
+		return off == 0 || off == offsetof(struct kwq_done_get_args, get.recs);
+	case 0x12:
+		return off == 0 || off == offsetof(struct kwq_inspect_args, recs);
+	default:
+		return has_data(cmd) && off == 0;
+	}
+}
+
+/* A new event in @w's ring; ev_end() publishes it. */
+static struct call *ev_begin(struct worker *w, int ev, int fd)
+{
+	struct call *c = &w->ring->ev[atomic_fetch_add(&w->ring->pos, 1) % RING];
+	int r;
+
+	atomic_store(&c->seq, 0);
+	c->ev = (uint8_t)ev;
+	c->child = (uint8_t)w->in_child;
+	c->op = -1;
+	c->thread = (uint8_t)w->thread;
+	c->fd = fd;
+	c->flags = 0;
+	c->arg_len = 0;
+	c->data_len = 0;
+	c->err = 0;
+	c->ret = 0;
+	c->cmd = 0;
+	c->arg = 0;
+	for (r = 0; r < NREG; r++)
+		c->base[r] = (uintptr_t)reg_base(w, r);
+	return c;
+}
+
+static void ev_end(struct call *c, uint64_t seq)
+{
+	atomic_store(&c->seq, seq ? seq : atomic_fetch_add(&sh->seq, 1) + 1);
+}
+
+static void ev_simple(struct worker *w, int ev, int fd, uint32_t flags)
+{
+	struct call *c = ev_begin(w, ev, fd);
+
+	c->flags = flags;
+	ev_end(c, 0);
+}
+
+/* Keep @cmd's argument at @arg and the input its pointer at 0 names. */
+static void capture(struct worker *w, struct call *c, unsigned long cmd, void *arg)
+{
+	uint64_t dp;
+	uint32_t dl;
+
+	c->cmd = cmd;
+	c->arg = (uintptr_t)arg;
+	c->arg_len = (uint32_t)min3(_IOC_SIZE(cmd), own_room(w, c->arg, 0), ARG_CAP);
+	memcpy(c->argb, arg, c->arg_len);
+	if (c->arg_len < 12 || !has_data(cmd))
+		return;
+	memcpy(&dp, c->argb, 8);
+	memcpy(&dl, c->argb + 8, 4);
+	c->data_len = (uint32_t)min3(dl, own_room(w, dp, 0), DATA_CAP);
+	memcpy(c->data, (void *)(uintptr_t)dp, c->data_len);
+}
+
+static int pc_add(uint64_t pc)
+{
+	uint64_t h = (pc * 0x9E3779B97F4A7C15ULL) >> 48;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		atomic_ulong *slot = &sh->pc[(h + (uint64_t)i) & (PC_SLOTS - 1)];
+		unsigned long v = atomic_load_explicit(slot, memory_order_relaxed);
+
+		if (v == pc)
+			return 0;
+		if (v)
+			continue;
+		if (atomic_compare_exchange_strong(slot, &v, pc)) {
+			atomic_fetch_add(&sh->pcs, 1);
+			return 1;
+		}
+		if (v == pc)
+			return 0;
+	}
+	return 0;
+}
+
+static int edge_add(uint64_t prev, uint64_t pc)
+{
+	uint64_t h = (((prev >> 1) ^ pc) * 0x9E3779B97F4A7C15ULL) >> (64 - EDGE_BITS);
+	atomic_ulong *word = &sh->edge[h / 64];
+	unsigned long bit = 1UL << (h % 64);
+
+	if (atomic_load_explicit(word, memory_order_relaxed) & bit)
+		return 0;
+	if (atomic_fetch_or(word, bit) & bit)
+		return 0;
+	atomic_fetch_add(&sh->edges, 1);
+	return 1;
+}
+
+static void corpus_add(struct worker *w, const struct call *c)
+{
+	int i = atomic_fetch_add(&sh->ncorpus, 1), slot;
+
+	/* the first half stays; later entries replace in the second */
+	slot = i < CORPUS_MAX ? i : CORPUS_MAX / 2 + (int)rn(&w->r, CORPUS_MAX / 2);
+	atomic_fetch_add(&sh->corpus_gen[slot], 1);	/* odd: being written */
+	memcpy((void *)&sh->corpus[slot], c, sizeof(*c));
+	atomic_fetch_add(&sh->corpus_gen[slot], 1);
+	atomic_store(&sh->recent[atomic_fetch_add(&sh->recent_pos, 1) % 32], slot);
+	atomic_fetch_add(&sh->corpus_new, 1);
+	if (w->from_corpus)
+		atomic_fetch_add(&sh->corpus_new_from_corpus, 1);
+}
+
+static int fd_tracked(const struct worker *w, int fd)
+{
+	int i;
+
+	for (i = 0; i < w->nfds; i++)
+		if (w->fds[i].fd == fd)
+			return w->fds[i].tracked;
+	return 0;
+}
+
+/* The PCs the last call hit: anything new makes it corpus material. */
+static void cover_check(struct worker *w, const struct call *c, int fd)
+{
+	uint64_t n = __atomic_load_n(&w->cover[0], __ATOMIC_RELAXED), i, prev = 0;
+	int fresh = 0;
+
+	if (n > COVER_SIZE - 1)
+		n = COVER_SIZE - 1;
+	for (i = 0; i < n; i++) {
+		uint64_t pc = w->cover[i + 1];
+
+		fresh |= pc_add(pc);
+		fresh |= edge_add(prev, pc);
+		prev = pc;
+	}
+	/* calls on tracked fds keep the invariants: never replayed */
+	if (fresh && !w->no_corpus && !fd_tracked(w, fd))
+		corpus_add(w, c);
+}
+
+static void flush_counts(struct worker *w)
+{
+	atomic_fetch_add(&sh->calls, w->pend);
+	atomic_fetch_add(&sh->calls_ok, w->ok);
+	atomic_fetch_add(&sh->calls_core, w->core);
+	w->pend = 0;
+	w->ok = 0;
+	w->core = 0;
+}
 
 static long do_ioctl(struct worker *w, int fd, unsigned long cmd, void *arg,
 		     int op)
 {
+	struct call *c = ev_begin(w, EV_CALL, fd);
+	int slot = op >= 0 ? op : NOPS;
+	uint64_t seq;
+	int64_t t0;
 	long ret;
 	int e;
 
+	c->op = (int8_t)op;
+	capture(w, c, cmd, arg);
+	seq = atomic_fetch_add(&sh->seq, 1) + 1;
+	if (w->cover)
+		__atomic_store_n(&w->cover[0], 0, __ATOMIC_RELAXED);
+	t0 = kt_now();
 	errno = 0;
 	ret = ioctl(fd, cmd, arg);
 	e = errno;
+	w->op_ns[slot] += (unsigned long)(kt_now() - t0);
+	w->op_n[slot]++;
+	c->ret = ret;
+	c->err = ret < 0 ? e : 0;
+	ev_end(c, seq);
+	if (w->cover && !w->in_child)
+		cover_check(w, c, fd);
 	/* counted as we go: a process that dies still counts its calls */
-	if (++w->calls % 256 == 0)
-		atomic_fetch_add(&sh->calls, 256);
+	w->calls++;
+	if (ret >= 0)
+		w->ok++;
+	/* the core: past the argument checks */
+	if (ret >= 0 || !(e == EINVAL || e == EFAULT || e == E2BIG ||
+			  e == ENOTTY || e == ENOTCONN || e == EBADF))
+		w->core++;
+	if (++w->pend == 256)
+		flush_counts(w);
 	if (ret < 0) {
 		emask ok = op >= 0 ? ops[op].ok : E_ANY;
 
@@ -181,6 +515,22 @@ static long do_ioctl(struct worker *w, int fd, unsigned long cmd, void *arg,
 		}
 	}
 	errno = e;
+	return ret;
+}
+
+/*
+ * A call whose argument @a (@size bytes) the caller keeps on its stack:
+ * made from w->keys, the worker's own memory, which reproducers relocate.
+ */
+static long own_ioctl(struct worker *w, int fd, unsigned long cmd, void *a,
+		      size_t size, int op)
+{
+	void *p = w->keys + KEYBUF - 512;
+	long ret;
+
+	memcpy(p, a, size);
+	ret = do_ioctl(w, fd, cmd, p, op);
+	memcpy(a, p, size);
 	return ret;
 }
 
@@ -321,19 +671,21 @@ static void close_fd(struct worker *w, struct tfd *t)
 	/* Leases end with the fd: stop counting them before they return. */
 	if (!w->in_child)
 		drop_held_of_fd(w, t->fd);
+	ev_simple(w, EV_CLOSE, t->fd, 0);
 	close(t->fd);
 	*t = w->fds[--w->nfds];
 }
 
 static struct tfd *new_fd(struct worker *w)
 {
-	int fd;
+	int fd, flags = chance(&w->r, 20) ? O_NONBLOCK : 0;
 
 	if (w->nfds == MAXFD)
 		close_fd(w, &w->fds[rn(&w->r, MAXFD)]);
-	fd = open("/dev/kwq", O_RDWR | O_CLOEXEC | (chance(&w->r, 20) ? O_NONBLOCK : 0));
+	fd = open("/dev/kwq", O_RDWR | O_CLOEXEC | flags);
 	if (fd < 0)
 		return NULL;
+	ev_simple(w, EV_OPEN, fd, (uint32_t)flags);
 	w->fds[w->nfds] = (struct tfd){ .fd = fd, .tracked = 0 };
 	return &w->fds[w->nfds++];
 }
@@ -545,15 +897,15 @@ static void done_foreign(struct worker *w, struct tfd *t, const void *key,
 			 size_t len)
 {
 	struct kwq_keys_args a = {};
-	unsigned char rec[KWQ_REC_SIZE_MAX];
-	long m = kwq_rec_pack(rec, sizeof(rec), key, len, 0);
+	unsigned char *rec = w->keys + KWQ_KEY_LEN_MAX + 1024;
+	long m = kwq_rec_pack(rec, KWQ_REC_SIZE_MAX, key, len, 0);
 
 	if (m <= 0)
 		return;
 	a.recs = (uintptr_t)rec;
 	a.recs_len = (uint32_t)m;
 	a.nr = 1;
-	if (do_ioctl(w, t->fd, KWQ_IOC_DONE, &a, 6) < 0) {
+	if (own_ioctl(w, t->fd, KWQ_IOC_DONE, &a, sizeof(a), 6) < 0) {
 		atomic_fetch_add(&sh->bad_result, 1);
 		note("DONE of a foreign key on tracked queue %d: %s", t->tq,
 		     strerror(errno));
@@ -736,7 +1088,7 @@ static void op_done_get(struct worker *w)
 	if (!w->in_child && (a.get.timeout_ns < 0 ||
 			     a.get.timeout_ns > 3000000))
 		a.get.timeout_ns = rn(&w->r, 3000000);
-	do_ioctl(w, t->fd, KWQ_IOC_DONE_GET, &a, 13);
+	own_ioctl(w, t->fd, KWQ_IOC_DONE_GET, &a, sizeof(a), 13);
 }
 
 /* Done (or lose) keys this thread holds on tracked queues. */
@@ -785,7 +1137,7 @@ static void op_done_held(struct worker *w)
 	a.recs = (uintptr_t)w->recs;
 	a.recs_len = (uint32_t)(p - w->recs);
 	a.nr = (uint32_t)n;
-	if (do_ioctl(w, fd, KWQ_IOC_DONE, &a, 6) < 0 || a.done != a.nr) {
+	if (own_ioctl(w, fd, KWQ_IOC_DONE, &a, sizeof(a), 6) < 0 || a.done != a.nr) {
 		atomic_fetch_add(&sh->bad_result, 1);
 		note("DONE of %d held keys on tracked queue %d: %s, done %u",
 		     n, tq, strerror(errno), a.done);
@@ -808,7 +1160,7 @@ static void op_num_requeues(struct worker *w)
 {
 	struct kwq_key_args a = {};
 	struct tfd *t = pick_fd(w, 0);
-	unsigned char key[KWQ_KEY_LEN_MAX];
+	unsigned char *key = w->keys;
 
 	if (!t)
 		return;
@@ -821,7 +1173,7 @@ static void op_dead(struct worker *w, int op)
 {
 	struct kwq_dead_args a = {};
 	struct tfd *t = pick_fd(w, 0);
-	unsigned char key[KWQ_KEY_LEN_MAX];
+	unsigned char *key = w->keys;
 	int kid;
 
 	if (!t)
@@ -843,7 +1195,7 @@ static void op_inspect(struct worker *w)
 {
 	struct kwq_inspect_args a = {};
 	struct tfd *t = pick_fd(w, 0);
-	unsigned char key[KWQ_KEY_LEN_MAX];
+	unsigned char *key = w->keys;
 	int kid;
 
 	if (!t)
@@ -874,7 +1226,7 @@ static void op_touch(struct worker *w)
 {
 	struct kwq_touch_args a = {};
 	struct tfd *t = pick_fd(w, 1);
-	unsigned char key[KWQ_KEY_LEN_MAX];
+	unsigned char *key = w->keys;
 
 	if (!t)
 		return;
@@ -900,14 +1252,13 @@ static void op_touch(struct worker *w)
 static void op_len(struct worker *w)
 {
 	struct tfd *t = pick_fd(w, 0);
-	uint64_t len;
 	size_t usize;
 	unsigned long cmd;
 
 	if (!t)
 		return;
-	cmd = cmd_for(w, 10, KWQ_IOC_LEN, sizeof(len), &usize);
-	do_ioctl(w, t->fd, cmd, arg_ptr(w, &len, sizeof(len), 1), 10);
+	cmd = cmd_for(w, 10, KWQ_IOC_LEN, sizeof(uint64_t), &usize);
+	do_ioctl(w, t->fd, cmd, arg_ptr(w, w->keys + KEYBUF - 512, sizeof(uint64_t), 1), 10);
 }
 
 static void op_stats(struct worker *w)
@@ -986,6 +1337,310 @@ static void op_raw(struct worker *w)
 	do_ioctl(w, t->fd, _IOC(dir, type, nr, size), p, -1);
 }
 
+/* --- the corpus --- */
+
+/* @v from @c's recording worker's memory into @w's; see materialise(). */
+static uint64_t reloc(const struct worker *w, const struct call *c, uint64_t v,
+		      int field)
+{
+	int r;
+
+	for (r = 0; r < NREG; r++)
+		if (v - c->base[r] < reg_size[r])
+			return (uintptr_t)reg_base(w, r) + (v - c->base[r]);
+	/* any other user address: the guard page (it was bad there too) */
+	if (field && v >= 0x10000 && v < 1ULL << 47)
+		return (uintptr_t)w->arena + ARENA + (v & 0xfff);
+	return v;
+}
+
+/* No unbounded wait where nobody kills the caller (see op_raw()). */
+static void nonblock(struct call *c, int child)
+{
+	size_t off;
+	int64_t t;
+
+	if (child || _IOC_TYPE(c->cmd) != KWQ_IOC_MAGIC)
+		return;
+	switch (_IOC_NR(c->cmd)) {
+	case 0x05:
+		off = offsetof(struct kwq_get_args, timeout_ns);
+		break;
+	case 0x0d:
+		off = offsetof(struct kwq_done_get_args, get.timeout_ns);
+		break;
+	case 0x0b:
+		if (c->arg_len >= 1)
+			c->argb[0] &= ~KWQ_SHUTDOWN_DRAIN;
+		return;
+	default:
+		return;
+	}
+	if (c->arg_len < off + 8)
+		return;		/* zeroes past what was kept: no wait */
+	memcpy(&t, c->argb + off, 8);
+	if (t < 0 || t > 3000000)
+		t = 3000000;
+	memcpy(c->argb + off, &t, 8);
+}
+
+/*
+ * Lay out call @c (recorded by any worker) in @w's memory: its pointers
+ * relocated into @w's regions, the input at its pointer at 0, then the
+ * argument (zero past what was kept). Returns the argument pointer.
+ */
+static void *materialise(struct worker *w, struct call *c, int child)
+{
+	uint64_t p = reloc(w, c, c->arg, 1), v;
+	size_t off, room;
+
+	for (off = 0; off + 8 <= c->arg_len; off += 8) {
+		memcpy(&v, c->argb + off, 8);
+		v = reloc(w, c, v, ptr_field(c->cmd, off));
+		memcpy(c->argb + off, &v, 8);
+	}
+	nonblock(c, child);
+	if (c->data_len && c->arg_len >= 8) {
+		memcpy(&v, c->argb, 8);
+		room = own_room(w, v, 1);
+		memcpy((void *)(uintptr_t)v, c->data, room < c->data_len ? room : c->data_len);
+	}
+	room = own_room(w, p, 1);
+	if (room) {
+		room = room < _IOC_SIZE(c->cmd) ? room : _IOC_SIZE(c->cmd);
+		memset((void *)(uintptr_t)p, 0, room);
+		memcpy((void *)(uintptr_t)p, c->argb, room < c->arg_len ? room : c->arg_len);
+	}
+	return (void *)(uintptr_t)p;
+}
+
+static int corpus_pick(struct worker *w, struct call *c)
+{
+	int n = atomic_load(&sh->ncorpus), slot, tries;
+	unsigned int g;
+
+	if (n > CORPUS_MAX)
+		n = CORPUS_MAX;
+	for (tries = 0; n && tries < 4; tries++) {
+		/* half the time one of the 32 newest: new coverage first */
+		slot = chance(&w->r, 50) && n > 32 ?
+		       atomic_load(&sh->recent[rn(&w->r, 32)]) : (int)rn(&w->r, (uint32_t)n);
+		g = atomic_load(&sh->corpus_gen[slot]);
+		if (g & 1)
+			continue;
+		memcpy(c, (void *)&sh->corpus[slot], sizeof(*c));
+		if (atomic_load(&sh->corpus_gen[slot]) != g)
+			continue;
+		if (c->arg_len > ARG_CAP)
+			c->arg_len = ARG_CAP;
+		if (c->data_len > DATA_CAP)
+			c->data_len = DATA_CAP;
+		return 1;
+	}
+	return 0;
+}
+
+static const uint64_t interesting[] = {
+	0, 1, 2, 7, 8, 63, 64, 255, 256, 257, 4095, 4096, 4097, 0x7fffffff,
+	0x80000000, 0xffffffff, ~0ULL, 1ULL << 63, KWQ_PROCESSING_TIMEOUT_MIN,
+};
+
+/* 1-3 mutations of @c; pointers into the worker's memory stay as they are. */
+static void corpus_mutate(struct worker *w, struct call *c)
+{
+	uint64_t keep[ARG_CAP / 8], v;
+	int i, r, n = 1 + (int)rn(&w->r, 3);
+	size_t off, size;
+
+	for (off = 0; off + 8 <= c->arg_len; off += 8)
+		memcpy(&keep[off / 8], c->argb + off, 8);
+	for (i = 0; i < n; i++) {
+		switch (rn(&w->r, 8)) {
+		case 0:
+		case 1:
+			mutate(w, c->argb, c->arg_len, c->arg_len ? 100 : 0);
+			break;
+		case 2:
+			if (c->arg_len >= 4) {
+				uint32_t x = (uint32_t)interesting[rn(&w->r, sizeof(interesting) / 8)];
+
+				memcpy(c->argb + rn(&w->r, c->arg_len / 4) * 4, &x, 4);
+			}
+			break;
+		case 3:
+			if (c->arg_len >= 8)
+				memcpy(c->argb + rn(&w->r, c->arg_len / 8) * 8,
+				       &interesting[rn(&w->r, sizeof(interesting) / 8)], 8);
+			break;
+		case 4:
+		case 5:
+			if (c->data_len)
+				mutate(w, c->data, c->data_len, 100);
+			break;
+		case 6:
+			size = _IOC_SIZE(c->cmd) + rn(&w->r, 17) - 8;
+			if (size <= _IOC_SIZEMASK)
+				c->cmd = _IOC(_IOC_DIR(c->cmd), _IOC_TYPE(c->cmd),
+					      _IOC_NR(c->cmd), size);
+			break;
+		default:
+			break;	/* the same call again, in a new state */
+		}
+	}
+	for (off = 0; off + 8 <= c->arg_len; off += 8)
+		for (r = 0; r < NREG; r++)
+			if (keep[off / 8] - c->base[r] < reg_size[r]) {
+				v = keep[off / 8];
+				memcpy(c->argb + off, &v, 8);
+			}
+}
+
+/* A corpus call, mutated, on an untracked fd. */
+static void op_corpus(struct worker *w)
+{
+	struct call *c = &w->scratch;
+	struct tfd *t = pick_fd(w, 1);
+	void *p;
+
+	if (!t || !corpus_pick(w, c))
+		return;
+	corpus_mutate(w, c);
+	p = materialise(w, c, w->in_child);
+	atomic_fetch_add(&sh->corpus_calls, 1);
+	w->from_corpus = 1;
+	do_ioctl(w, t->fd, c->cmd, p, c->op);
+	w->from_corpus = 0;
+}
+
+/* --- reproducers --- */
+
+static int seq_cmp(const void *a, const void *b)
+{
+	unsigned long x = atomic_load(&((const struct call *)a)->seq);
+	unsigned long y = atomic_load(&((const struct call *)b)->seq);
+
+	return x < y ? -1 : x > y;
+}
+
+static void hex(FILE *f, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		fputc('-', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+/*
+ * Write the last events of worker process @proc, all its threads merged
+ * in call order, to repro_dir/repro-<pid>-p<proc>.txt (once per process).
+ * Text, one line each:
+ *   # ...                          comments: why, seed, kernel
+ *   uid U                          the process ran as uid (and gid) U
+ *   tracked NAME                   a queue made before the calls (mode 0666)
+ *   thread T ARENA RO RECS KEYS    thread T's memory (hex addresses)
+ *   open SEQ T CHILD FD FLAGS      FD = open("/dev/kwq", O_RDWR | FLAGS)
+ *   close SEQ T CHILD FD
+ *   fork SEQ T                     thread T forked a child (CHILD 1 below)
+ *   kill SEQ T                     ... and SIGKILLed it
+ *   call SEQ T CHILD FD OP CMD ARG ARGBYTES DATABYTES RET ERRNO
+ * OP is the ops[] index (-1: raw), CMD and ARG hex, ARGBYTES the argument
+ * at ARG as passed (at most ARG_CAP bytes, zeroes beyond), DATABYTES what
+ * its pointer at offset 0 named (key records, a key; at most DATA_CAP),
+ * both hex or "-". Pointers into a thread's memory are relocated on
+ * replay; others (NULL, kernel, unmapped) are passed as they were.
+ */
+static void repro_save(int proc, const char *why)
+{
+	size_t n = (size_t)g_threads * RING, i, k = 0;
+	struct call *ev;
+	char path[256];
+	FILE *f;
+	int t;
+
+	if (!rings || proc < 0 || proc >= 64)
+		return;
+	/* a forked child is SIGKILLed any time: its parent writes it */
+	if (cur_w && cur_w->in_child) {
+		atomic_store(&sh->repro_pending[proc], 1);
+		return;
+	}
+	if (atomic_exchange(&sh->repro_saved[proc], 1))
+		return;
+	ev = malloc(n * sizeof(*ev));
+	if (!ev)
+		return;
+	for (t = 0; t < g_threads; t++) {
+		struct ring *r = &rings[proc * g_threads + t];
+
+		for (i = 0; i < RING; i++) {
+			unsigned long seq = atomic_load(&r->ev[i].seq);
+
+			if (!seq)
+				continue;	/* empty, or being written */
+			memcpy(&ev[k], (void *)&r->ev[i], sizeof(*ev));
+			if (atomic_load(&r->ev[i].seq) == seq && ev[k].ev)
+				k++;
+		}
+	}
+	qsort(ev, k, sizeof(*ev), seq_cmp);
+	snprintf(path, sizeof(path), "%s/repro-%d-p%d.txt", repro_dir, (int)main_pid, proc);
+	f = fopen(path, "w");
+	if (!f) {
+		free(ev);
+		return;
+	}
+	fprintf(f, "# kwq fuzz reproducer: fuzz_test -r FILE replays it\n# why: %s\n", why);
+	fprintf(f, "# seed %llu, process %d of %d threads, %zu events\n", g_seed, proc,
+		g_threads, k);
+	fprintf(f, "uid %d\n", proc % 2 ? 1000 + proc : 0);
+	for (t = 0; t < NQ_TRACKED; t++)
+		fprintf(f, "tracked %s\n", names[NQ_POOL + t]);
+	for (t = 0; t < g_threads; t++) {
+		int r;
+
+		for (i = 0; i < k && ev[i].thread != t; i++)
+			;
+		if (i == k)
+			continue;
+		fprintf(f, "thread %d", t);
+		for (r = 0; r < NREG; r++)
+			fprintf(f, " %#llx", (unsigned long long)ev[i].base[r]);
+		fputc('\n', f);
+	}
+	for (i = 0; i < k; i++) {
+		const struct call *c = &ev[i];
+		unsigned long long seq = atomic_load(&c->seq);
+
+		switch (c->ev) {
+		case EV_OPEN:
+			fprintf(f, "open %llu %d %d %d %#x\n", seq, c->thread, c->child,
+				c->fd, c->flags);
+			break;
+		case EV_CLOSE:
+			fprintf(f, "close %llu %d %d %d\n", seq, c->thread, c->child, c->fd);
+			break;
+		case EV_FORK:
+		case EV_KILL:
+			fprintf(f, "%s %llu %d\n", c->ev == EV_FORK ? "fork" : "kill", seq,
+				c->thread);
+			break;
+		default:
+			fprintf(f, "call %llu %d %d %d %d %#llx %#llx ", seq, c->thread,
+				c->child, c->fd, c->op, (unsigned long long)c->cmd,
+				(unsigned long long)c->arg);
+			hex(f, c->argb, c->arg_len);
+			fputc(' ', f);
+			hex(f, c->data, c->data_len);
+			fprintf(f, " %lld %s\n", (long long)c->ret, kt_ename(c->err));
+			break;
+		}
+	}
+	fclose(f);
+	free(ev);
+}
+
 static void child_run(struct worker *w);
 
 /* Fork a child that works on inherited fds; kill it at a random time. */
@@ -993,7 +1648,12 @@ static void op_fork(struct worker *w)
 {
 	pid_t pid;
 	int st;
+	int64_t t0 = kt_now();
+	struct timespec c0, c1;
+	struct rusage ru;
 
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	ev_simple(w, EV_FORK, -1, 0);
 	pid = fork();
 	if (pid < 0)
 		return;
@@ -1004,10 +1664,19 @@ static void op_fork(struct worker *w)
 	}
 	atomic_fetch_add(&sh->forks, 1);
 	/* the child may block (drain, get forever): it always dies */
-	kt_sleep_ms(rn(&w->r, 20));
+	kt_sleep_ms(rn(&w->r, 40));
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	w->fork_cpu_ns += (unsigned long)((c1.tv_sec - c0.tv_sec) * KT_SEC + c1.tv_nsec - c0.tv_nsec +
+		(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * KT_SEC +
+		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000);
+	ev_simple(w, EV_KILL, -1, 0);
+	if (atomic_exchange(&sh->repro_pending[w->proc], 0))
+		repro_save(w->proc, "an invariant failed in a forked child (see the notes)");
+	w->op_n[NOPS + 1]++;
+	w->op_ns[NOPS + 1] += (unsigned long)(kt_now() - t0);
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		atomic_fetch_add(&sh->kills, 1);
 	else if (WIFSIGNALED(st)) {
@@ -1021,6 +1690,12 @@ static void step(struct worker *w, int child)
 	struct tfd *t;
 	uint32_t c = rn(&w->r, 100);
 
+	/* coverage found it: a fifth of the steps mutate from the corpus */
+	if (w->cover && atomic_load_explicit(&sh->ncorpus, memory_order_relaxed) &&
+	    chance(&w->r, 20)) {
+		op_corpus(w);
+		return;
+	}
 	if (c < 4)
 		new_fd(w);
 	else if (c < 7) {
@@ -1065,7 +1740,12 @@ static void step(struct worker *w, int child)
 	else if (c < 98) {
 		if (!child)
 			op_done_held(w);
-	} else if (!child && chance(&w->r, 60)) {
+	} else if (!child && chance(&w->r, 6)) {
+		/*
+		 * About 0.1 % of the steps: a fork, its child and its exit
+		 * cost about 155 ms of CPU on the debug kernel under TCG (at
+		 * 1.2 % of the steps they took half the VM's CPU).
+		 */
 		op_fork(w);
 	}
 }
@@ -1075,10 +1755,12 @@ static void child_run(struct worker *w)
 	int i, n = 5 + (int)rn(&w->r, 60);
 
 	w->nheld = 0;	/* the parent's bookkeeping, not ours */
-	w->calls = 0;	/* the parent counts its own */
+	w->pend = 0;	/* the parent counts its own */
+	w->ok = 0;
+	w->core = 0;
 	for (i = 0; i < n; i++)
 		step(w, 1);
-	atomic_fetch_add(&sh->calls, w->calls % 256);
+	flush_counts(w);
 }
 
 static void attach_tracked(struct worker *w)
@@ -1087,10 +1769,16 @@ static void attach_tracked(struct worker *w)
 
 	for (i = 0; i < NQ_TRACKED; i++) {
 		struct tfd *t = new_fd(w);
+		struct kwq_open_args a = {};
+		long ret;
 
 		if (!t)
 			continue;
-		if (kwq_open(t->fd, names[NQ_POOL + i]) < 0) {
+		strcpy(a.name, names[NQ_POOL + i]);
+		w->no_corpus = 1;	/* tracked: never a corpus call */
+		ret = own_ioctl(w, t->fd, KWQ_IOC_OPEN, &a, sizeof(a), 1);
+		w->no_corpus = 0;
+		if (ret < 0) {
 			note("open tracked queue %s: %s", names[NQ_POOL + i],
 			     strerror(errno));
 			atomic_fetch_add(&sh->bad_result, 1);
@@ -1102,19 +1790,33 @@ static void attach_tracked(struct worker *w)
 	}
 }
 
-static void *thread_main(void *arg)
+/* The worker's memory (its regions), as fuzzing and replaying need it. */
+static void *scratch_map(size_t size)
 {
-	struct worker *w = arg;
-	unsigned long n = 0;
-	int i;
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	w->arena = mmap(NULL, ARENA + 4096, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/*
+	 * Scratch memory: a forked child gets it zeroed instead of shared
+	 * copy-on-write, so the parent's next writes take no COW fault (a
+	 * fork cost several times more in page faults than in fork() under
+	 * TCG and the debug kernel).
+	 */
+	if (p != MAP_FAILED)
+		madvise(p, size, MADV_WIPEONFORK);
+	return p;
+}
+
+static int worker_mem(struct worker *w)
+{
+	w->arena = scratch_map(ARENA + 4096);
 	w->ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	w->recs = malloc(RECBUF);
-	if (w->arena == MAP_FAILED || w->ro == MAP_FAILED || !w->recs)
-		return NULL;
+	w->recs = scratch_map(RECBUF);
+	w->keys = scratch_map(KEYBUF);
+	if (w->arena == MAP_FAILED || w->ro == MAP_FAILED || w->recs == MAP_FAILED ||
+	    w->keys == MAP_FAILED)
+		return -1;
 	mprotect(w->arena + ARENA, 4096, PROT_NONE);
 	memset(w->ro, 0, 4096);
 	mprotect(w->ro, 4096, PROT_READ);
@@ -1124,6 +1826,46 @@ static void *thread_main(void *arg)
 	 * say, and the kernel would write into it.)
 	 */
 	w->unmapped = 0x1000 + (uintptr_t)rn(&w->r, 8) * 4096 + rn(&w->r, 4096);
+	return 0;
+}
+
+/* This thread's kcov trace of its own calls (Documentation/dev-tools/kcov.rst). */
+static void kcov_start(struct worker *w)
+{
+	int fd = open("/sys/kernel/debug/kcov", O_RDWR | O_CLOEXEC);
+	void *cover;
+
+	if (fd < 0)
+		return;
+	if (ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE) < 0)
+		goto fail;
+	cover = mmap(NULL, COVER_SIZE * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	if (cover == MAP_FAILED)
+		goto fail;
+	if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC) < 0) {
+		munmap(cover, COVER_SIZE * sizeof(uint64_t));
+		goto fail;
+	}
+	w->cover = cover;	/* the fd stays open while the thread lives */
+	atomic_fetch_add(&sh->kcov_threads, 1);
+	return;
+fail:
+	atomic_fetch_add(&sh->kcov_failed, 1);
+	close(fd);
+}
+
+static void *thread_main(void *arg)
+{
+	struct worker *w = arg;
+	unsigned long n = 0;
+	int i;
+
+	cur_w = w;
+	w->ring = &rings[w->proc * g_threads + w->thread];
+	if (worker_mem(w) < 0)
+		return NULL;
+	kcov_start(w);
 
 	attach_tracked(w);
 	while (!atomic_load(&sh->stop)) {
@@ -1148,7 +1890,12 @@ static void *thread_main(void *arg)
 	}
 	for (i = w->nfds - 1; i >= 0; i--)
 		close_fd(w, &w->fds[i]);
-	atomic_fetch_add(&sh->calls, w->calls % 256);
+	flush_counts(w);
+	for (i = 0; i < 32; i++) {
+		atomic_fetch_add(&sh->op_n[i], w->op_n[i]);
+		atomic_fetch_add(&sh->op_ns[i], w->op_ns[i]);
+	}
+	atomic_fetch_add(&sh->fork_cpu_ns, w->fork_cpu_ns);
 	return NULL;
 }
 
@@ -1225,6 +1972,262 @@ static int drain_tracked(int i, char *why, size_t size)
 	return ok;
 }
 
+/* The VM's CPU time so far, in USER_HZ ticks: busy, idle, user. */
+static void cpu_ticks(unsigned long long t[3])
+{
+	unsigned long long v[8] = {};
+	FILE *f = fopen("/proc/stat", "r");
+
+	t[0] = 0;
+	t[1] = 0;
+	t[2] = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		t[0] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+		t[1] = v[3] + v[4];
+		t[2] = v[0] + v[1];
+	}
+	fclose(f);
+}
+
+static unsigned long long cpu0[3];
+
+/* What the run did, beyond the call count: coverage, shares, where time went. */
+static void report_figures(void)
+{
+	unsigned long long cpu1[3], all;
+	unsigned long forks = atomic_load(&sh->forks);
+
+	unsigned long calls = atomic_load(&sh->calls), total = 0, ns, n;
+	int i;
+
+	if (!calls)
+		return;
+	cpu_ticks(cpu1);
+	all = cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1];
+	if (all)
+		printf("    # VM CPU busy %.0f%% (userspace %.0f%%, idle %.0f%%); a fork and its child took %.1f ms CPU on average\n",
+		       100.0 * (double)(cpu1[0] - cpu0[0]) / (double)all,
+		       100.0 * (double)(cpu1[2] - cpu0[2]) / (double)all,
+		       100.0 * (double)(cpu1[1] - cpu0[1]) / (double)all,
+		       forks ? (double)atomic_load(&sh->fork_cpu_ns) / (double)forks / 1e6 : 0.0);
+	printf("    # calls succeeded %.1f%%, reached the core (past argument checks) %.1f%%\n",
+	       100.0 * (double)atomic_load(&sh->calls_ok) / (double)calls,
+	       100.0 * (double)atomic_load(&sh->calls_core) / (double)calls);
+	if (atomic_load(&sh->kcov_threads) && !atomic_load(&sh->pcs))
+		printf("    # kcov pcs 0: no kwq PC traced (kwq.ko not built with KWQ_KCOV=1): no coverage guidance\n");
+	else if (atomic_load(&sh->kcov_threads))
+		printf("    # kcov pcs %lu, edges %lu; corpus %lu entries saved for new coverage (%lu of them found by corpus mutations), %lu corpus calls\n",
+		       atomic_load(&sh->pcs), atomic_load(&sh->edges),
+		       atomic_load(&sh->corpus_new), atomic_load(&sh->corpus_new_from_corpus),
+		       atomic_load(&sh->corpus_calls));
+	else
+		printf("    # kcov: /sys/kernel/debug/kcov %s: no coverage guidance (random and structure-aware inputs only)\n",
+		       access("/sys/kernel/debug/kcov", F_OK) ? "missing" : "unusable");
+	for (i = 0; i < 32; i++)
+		total += atomic_load(&sh->op_ns[i]);
+	if (!total)
+		return;
+	printf("    # thread time in calls by op (ms, share, avg us):");
+	for (i = 0; i < NOPS + 2; i++) {
+		ns = atomic_load(&sh->op_ns[i]);
+		n = atomic_load(&sh->op_n[i]);
+		if (n && ns * 50 >= total)	/* 2 % or more */
+			printf(" %s %lu %.0f%% %.0f;", i < NOPS ? ops[i].name :
+			       i == NOPS ? "RAW" : "FORK", ns / 1000000,
+			       100.0 * (double)ns / (double)total, (double)ns / (double)n / 1e3);
+	}
+	printf("\n");
+}
+
+/* --- replay (fuzz_test -r FILE) --- */
+
+static void replay_tick(int sig)
+{
+	(void)sig;	/* only to end a blocking call with EINTR */
+}
+
+static size_t unhex(const char *h, unsigned char *out, size_t max)
+{
+	size_t n = 0;
+	unsigned int b;
+
+	if (!strcmp(h, "-"))
+		return 0;
+	while (n < max && h[0] && h[1] && sscanf(h, "%2x", &b) == 1) {
+		out[n++] = (unsigned char)b;
+		h += 2;
+	}
+	return n;
+}
+
+/* Record fd @fd of a replayed event: its fd now, opened fresh if unknown. */
+static int replay_fd(int *map, int *cmap, int child, int fd)
+{
+	if (fd < 0 || fd >= 1024)
+		return -1;
+	if (child && cmap[fd] >= 0)
+		return cmap[fd];
+	if (map[fd] < 0) {
+		map[fd] = open("/dev/kwq", O_RDWR | O_CLOEXEC);
+		printf("    # fd %d was opened before the first event kept: a fresh fd\n", fd);
+	}
+	return map[fd];
+}
+
+static void replay_call(struct worker *w, char *rest, uint64_t (*bases)[NREG],
+			int *map, int *cmap, unsigned long *ncalls,
+			unsigned long *same)
+{
+	struct call *c = &w->scratch;
+	char *tok[12], *save = NULL;
+	struct itimerval it = { .it_value = { 1, 0 } }, off = {};
+	int i, fd, t;
+	long ret;
+	int e;
+
+	for (i = 0; i < 12 && (tok[i] = strtok_r(i ? NULL : rest, " \n", &save)); i++)
+		;
+	if (i < 11) {
+		printf("    # malformed call line\n");
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	t = atoi(tok[1]);
+	if (t < 0 || t >= 64)
+		return;
+	memcpy(c->base, bases[t], sizeof(c->base));
+	c->child = (uint8_t)atoi(tok[2]);
+	c->op = (int8_t)atoi(tok[4]);
+	if (c->op >= NOPS)
+		c->op = -1;
+	c->cmd = strtoull(tok[5], NULL, 16);
+	c->arg = strtoull(tok[6], NULL, 16);
+	c->arg_len = (uint32_t)unhex(tok[7], c->argb, ARG_CAP);
+	c->data_len = (uint32_t)unhex(tok[8], c->data, DATA_CAP);
+	fd = replay_fd(map, cmap, c->child, atoi(tok[3]));
+	setitimer(ITIMER_REAL, &it, NULL);
+	ret = do_ioctl(w, fd, c->cmd, materialise(w, c, 0), c->op);
+	e = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	(*ncalls)++;
+	if (ret == strtoll(tok[9], NULL, 10) && !strcmp(ret < 0 ? kt_ename(e) : "0", tok[10]))
+		(*same)++;
+	printf("    # %s t%d%s %s cmd %#llx: %ld%s%s (recorded %s%s%s)\n", tok[0], t,
+	       c->child ? " child" : "", c->op >= 0 ? ops[c->op].name : "RAW",
+	       (unsigned long long)c->cmd, ret, ret < 0 ? " " : "", ret < 0 ? kt_ename(e) : "",
+	       tok[9], strcmp(tok[10], "0") ? " " : "", strcmp(tok[10], "0") ? tok[10] : "");
+}
+
+/* Replay reproducer @file (format at repro_save()) in one thread. */
+static int replay(const char *file)
+{
+	static int map[1024], cmap[1024];
+	static uint64_t bases[64][NREG];
+	static struct worker w;
+	struct sigaction sa = { .sa_handler = replay_tick };
+	unsigned long events = 0, ncalls = 0, same = 0;
+	char *line = NULL, kind[16];
+	int uid = 0, dropped = 0, i, a, b, fd;
+	unsigned long long seq;
+	unsigned int flags;
+	size_t cap = 0;
+	FILE *f;
+
+	kt_setup("kwq_fuzz_replay", 3, 900);
+	/* SIGALRM ends a call that blocks (EINTR); alarm() is then unused */
+	alarm(0);
+	sigaction(SIGALRM, &sa, NULL);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	w.ring = calloc(1, sizeof(*w.ring));
+	f = fopen(file, "r");
+	if (sh == MAP_FAILED || !w.ring || !f || worker_mem(&w) < 0) {
+		printf("    # %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	cur_w = &w;
+	printf("    # replaying %s\n", file);
+	for (i = 0; i < 1024; i++)
+		map[i] = cmap[i] = -1;
+	while (getline(&line, &cap, f) > 0) {
+		char *rest;
+
+		if (line[0] == '#' || sscanf(line, "%15s", kind) != 1)
+			continue;
+		rest = line + strlen(kind) + 1;
+		if (!strcmp(kind, "uid")) {
+			uid = atoi(rest);
+			continue;
+		}
+		if (!strcmp(kind, "tracked")) {
+			struct kwq_queue_opts o = { .mode = 0666 };
+
+			rest[strcspn(rest, " \n")] = 0;
+			fd = kt_dev();
+			if (kwq_create(fd, rest, &o) < 0)
+				printf("    # create %s: %s\n", rest, strerror(errno));
+			continue;
+		}
+		if (!strcmp(kind, "thread")) {
+			unsigned long long r[NREG];
+
+			if (sscanf(rest, "%d %llx %llx %llx %llx", &a, &r[0], &r[1], &r[2],
+				   &r[3]) == 5 && a >= 0 && a < 64)
+				for (i = 0; i < NREG; i++)
+					bases[a][i] = r[i];
+			continue;
+		}
+		if (!dropped && uid) {
+			/* as the worker process was (see worker_proc()) */
+			if (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0)
+				printf("    # setuid %d: %s\n", uid, strerror(errno));
+		}
+		dropped = 1;
+		events++;
+		if (!strcmp(kind, "call")) {
+			replay_call(&w, rest, bases, map, cmap, &ncalls, &same);
+		} else if (!strcmp(kind, "open") &&
+			   sscanf(rest, "%llu %d %d %d %x", &seq, &a, &b, &fd, &flags) == 5 &&
+			   fd >= 0 && fd < 1024) {
+			int *m = b ? cmap : map;
+
+			if (m[fd] >= 0)
+				close(m[fd]);
+			m[fd] = open("/dev/kwq", O_RDWR | O_CLOEXEC | (int)flags);
+			printf("    # %llu t%d%s open: fd %d\n", seq, a, b ? " child" : "", fd);
+		} else if (!strcmp(kind, "close") &&
+			   sscanf(rest, "%llu %d %d %d", &seq, &a, &b, &fd) == 4 &&
+			   fd >= 0 && fd < 1024) {
+			/* a child's close of an inherited fd leaves the parent's */
+			int *m = b ? cmap : map;
+
+			if (m[fd] >= 0)
+				close(m[fd]);
+			m[fd] = -1;
+			printf("    # %llu t%d%s close: fd %d\n", seq, a, b ? " child" : "", fd);
+		} else if (!strcmp(kind, "fork") || !strcmp(kind, "kill")) {
+			/* the child's own fds end with it */
+			for (i = 0; i < 1024; i++)
+				if (cmap[i] >= 0) {
+					close(cmap[i]);
+					cmap[i] = -1;
+				}
+			printf("    # %s", line);
+		}
+	}
+	fclose(f);
+	printf("    # replayed %lu events, %lu calls; %lu gave the recorded result\n",
+	       events, ncalls, same);
+	ktap_check(events > 0, "reproducer_read", "no event in %s", file);
+	ktap_check(ncalls > 0, "calls_replayed", "no call in %s", file);
+	ktap_check(!atomic_load(&sh->bad_errno), "errnos_in_documented_set",
+		   "%lu calls failed with an undocumented errno", atomic_load(&sh->bad_errno));
+	return ktap_end();
+}
+
 int main(int argc, char **argv)
 {
 	int secs = 25, procs = 3, threads = 3, opt, i, bad_exit = 0;
@@ -1235,7 +2238,7 @@ int main(int argc, char **argv)
 	char why[256];
 
 	g_seed = (unsigned long long)kt_now() ^ (unsigned long long)getpid() << 20;
-	while ((opt = getopt(argc, argv, "s:t:p:j:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:p:j:o:r:v")) != -1) {
 		switch (opt) {
 		case 's':
 			g_seed = strtoull(optarg, NULL, 0);
@@ -1249,11 +2252,16 @@ int main(int argc, char **argv)
 		case 'j':
 			threads = atoi(optarg);
 			break;
+		case 'o':
+			repro_dir = optarg;
+			break;
+		case 'r':
+			return replay(optarg);
 		case 'v':
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS]\n",
+			fprintf(stderr, "usage: %s [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-o DIR] | -r FILE\n",
 				argv[0]);
 			return 2;
 		}
@@ -1268,6 +2276,15 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		return 1;
 	memset(sh, 0, sizeof(*sh));
+	g_threads = threads;
+	rings = mmap(NULL, sizeof(*rings) * (size_t)(procs * threads), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rings == MAP_FAILED)
+		return 1;
+	main_pid = getpid();
+	/* reproducers: the unprivileged workers write them too */
+	mkdir(repro_dir, 0777);
+	chmod(repro_dir, 01777);
 	for (i = 0; i < NQ_POOL; i++)
 		snprintf(names[i], KWQ_NAME_LEN, "fz%d-%d", (int)getpid(), i);
 	for (i = 0; i < NQ_TRACKED; i++) {
@@ -1282,12 +2299,24 @@ int main(int argc, char **argv)
 	}
 
 	t0 = kt_now();
+	cpu_ticks(cpu0);
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)
 			_exit(worker_proc(i, threads));
 	}
-	kt_sleep_ms((long)secs * 1000);
+	for (i = 0; i < secs; i += 60) {
+		/* progress on the console: a run cut short still tells */
+		FILE *k = fopen("/dev/kmsg", "w");
+
+		kt_sleep_ms((secs - i < 60 ? secs - i : 60) * 1000L);
+		if (k) {
+			fprintf(k, "kwq-fuzz: %d s, %lu calls, %lu forks\n",
+				i + (secs - i < 60 ? secs - i : 60), atomic_load(&sh->calls),
+				atomic_load(&sh->forks));
+			fclose(k);
+		}
+	}
 	atomic_store(&sh->stop, 1);
 	for (i = 0; i < procs; i++) {
 		int st = kt_wait(pids[i]);
@@ -1295,6 +2324,7 @@ int main(int argc, char **argv)
 		if (st) {
 			bad_exit++;
 			note("worker %d: exit status %d", i, st);
+			repro_save(i, "the worker process died or failed");
 		}
 	}
 	t1 = kt_now();
@@ -1303,6 +2333,7 @@ int main(int argc, char **argv)
 	printf("    # calls %lu in %.1f s: %.0f calls/s; forks %lu, SIGKILLs %lu\n",
 	       atomic_load(&sh->calls), el, (double)atomic_load(&sh->calls) / el,
 	       atomic_load(&sh->forks), atomic_load(&sh->kills));
+	report_figures();
 	for (i = 0; i < atomic_load(&sh->nmsg) && i < 8; i++)
 		printf("    # %s\n", sh->msg[i]);
 	ktap_check(atomic_load(&sh->calls) > 0, "made_calls", "no call made");
@@ -1320,6 +2351,8 @@ int main(int argc, char **argv)
 			ok = drain_tracked(i, why, sizeof(why));
 			printf("    # %s\n", why);
 		}
+		for (i = 0; i < procs && !ok; i++)
+			repro_save(i, why);
 		ktap_check(ok, "tracked_queues_drain_clean", "%s", why);
 	}
 	/* Leave nothing behind: destroy the pool (root may destroy any). */
