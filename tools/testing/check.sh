@@ -15,7 +15,13 @@
 # "N passed, N failed, N skipped" (a skip fails the run unless
 # KWQ_ALLOW_SKIP=1). Logs stay in $KWQ_OUT (default build/).
 # KWQ_CHECK_ONLY="static debug stock selftest demo" picks sections;
-# "kcsan" (make check-kcsan) runs the suites on the KCSAN kernel.
+# "kcsan" (make check-kcsan) runs the suites on the KCSAN kernel;
+# "coverage" (make coverage) the debug 6.12 VM alone.
+#
+# Coverage: the debug 6.12 VM runs kwq.ko built with KWQ_GCOV=1 and
+# hands its gcov data over the console at the end; coverage.py reports
+# lines and branches of src/ per file, the unreached error returns and
+# one "figure" line per target (HTML in $KWQ_OUT/coverage/).
 #
 # The VMs run in the background, KWQ_VM_JOBS (2) at a time, while the
 # host builds and checks go on; their reports follow in a fixed order.
@@ -188,8 +194,9 @@ for t in "$KWQ_OUT"/user/*_test; do
 	fi
 done
 
-# plan WITH_KUNIT [debug]: the VM plan for one kernel; "debug" (the debug
-# kernel alone) adds the debug-only userspace suites.
+# plan WITH_KUNIT [debug [gcov]]: the VM plan for one kernel; "debug"
+# (the debug kernel alone) adds the debug-only userspace suites, "gcov"
+# the dump of kwq.ko's coverage data once it is unloaded.
 plan() {
 	echo "load_module /kwq/kwq.ko"
 	echo 'expect "/dev/kwq is a character device" test -c /dev/kwq'
@@ -207,6 +214,8 @@ plan() {
 	# Every key reconciled exactly once, some after rate-limited retries.
 	echo 'expect "Go example controller reconciles every key once" /usr/bin/go-example -keys 300 -workers 4'
 	echo "unload_module kwq"
+	[ "${3:-}" = gcov ] && echo "gcov_dump"
+	return 0
 }
 
 # Kernels: the debug ones are built once and cached (build-kernel.sh);
@@ -214,7 +223,8 @@ plan() {
 # starts in the background as soon as its module is built, so a cold
 # 7.2 build overlaps the 6.12 VM.
 kdebug=
-if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
+if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ||
+	" $sections " == *" coverage "* ]]; then
 	for v in 6.12 7.2; do
 		[ $v = 6.12 ] || [[ " $sections " == *" debug "* ]] || continue
 		section "debug $v test kernel: build or reuse, W=1 module build" \
@@ -227,10 +237,14 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
 			continue
 		fi
 		[ $v = 6.12 ] && kdebug=$kd
-		[[ " $sections " == *" debug "* ]] || continue
-		run_check "W=1 build against debug $v kernel" \
-			"$KWQ_ROOT/tools/testing/build-module.sh" "$kd" "$KWQ_OUT/mod-debug-$v"
-		if [ $v = 6.12 ]; then
+		[[ " $sections " == *" debug "* || " $sections " == *" coverage "* ]] || continue
+		# On 6.12 kwq.ko is profiled (KWQ_GCOV=1: src/*.o only) for
+		# the coverage report; 7.2 runs the module as it ships.
+		gcov=
+		[ $v = 6.12 ] && gcov=KWQ_GCOV=1
+		run_check "W=1 build against debug $v kernel${gcov:+ ($gcov)}" \
+			"$KWQ_ROOT/tools/testing/build-module.sh" "$kd" "$KWQ_OUT/mod-debug-$v" $gcov
+		if [ $v = 6.12 ] && [[ " $sections " == *" debug "* ]]; then
 			# One direction between src/ files: no file calls into one
 			# that calls it (Documentation/design.rst, "The map").
 			run_check "no call cycles between src/ files" \
@@ -247,7 +261,7 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ]]; then
 		fi
 		m=$KWQ_OUT/mod-debug-$v
 		if [ -f "$m/kwq_test.ko" ]; then
-			plan yes debug >"$KWQ_OUT/plan-debug-$v"
+			plan yes debug ${gcov:+gcov} >"$KWQ_OUT/plan-debug-$v"
 			# About 5 min alone on 2 cores; the timeout only catches a
 			# hang, and other VMs on the machine can double the time.
 			vm_bg "debug-$v" "$kd/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug-$v" 1800 \
@@ -431,6 +445,13 @@ fi
 section "waiting for the VMs" "debug VMs ~5 min each, stock VMs ~1.5 min each, 2 at a time"
 for n in "${vm_order[@]}"; do
 	vm_finish "$n"
+	[ "$n" = debug-6.12 ] || continue
+	printf '\n=== coverage of src/ in the debug 6.12 VM (KWQ_GCOV=1)\n'
+	# The targets met so far are test cases: a drop below one fails
+	# (branches, at 77 %, print "missed"; Documentation/testing.rst).
+	"$KWQ_ROOT/tools/testing/coverage.py" --enforce lines \
+		--objdir "$KWQ_OUT/mod-debug-6.12/src" --out "$KWQ_OUT/coverage" \
+		--counts "$counts" "$KWQ_OUT/logs/vm-$n.log"
 done
 if [[ " ${bg_names[*]} " == *" selftest "* ]]; then
 	printf '\n=== harness self-test (each run below must FAIL, and for the right reason)\n'
