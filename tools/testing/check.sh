@@ -263,8 +263,10 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ||
 		if [ -f "$m/kwq_test.ko" ]; then
 			plan yes debug ${gcov:+gcov} >"$KWQ_OUT/plan-debug-$v"
 			# About 5 min alone on 2 cores; the timeout only catches a
-			# hang, and other VMs on the machine can double the time.
-			vm_bg "debug-$v" "$kd/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug-$v" 1800 \
+			# hang. Other VMs on the machine can make it six times
+			# that: at load 14-16 the 6.12 VM took 1786 s, and 1800 s
+			# cut it off as its gcov dump ended.
+			vm_bg "debug-$v" "$kd/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug-$v" 2700 \
 				"$m/kwq.ko=/kwq/kwq.ko" "$m/kwq_test.ko=/kwq/kwq_test.ko" \
 				"$m/kwq_example.ko=/kwq/kwq_example.ko" \
 				"$m/kwq_memcg_test.ko=/kwq/kwq_memcg_test.ko" \
