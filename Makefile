@@ -24,6 +24,9 @@
 #                        reproducers in build/fuzz/repro-*; REPLAY=FILE
 #                        replays one (one thread, each call's result)
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
+#   make coverage        line and branch coverage of src/ (gcov, lcov): the
+#                        debug 6.12 VM of make check alone; HTML in
+#                        $(KWQ_OUT)/coverage (Documentation/testing.rst)
 #   make install         module (modules_install), udev rule; for consumer
 #                        modules the kernel API header and Module.symvers in
 #                        KWQ_SRCDIR (/usr/src/kwq-VERSION, DKMS's layout); from
@@ -50,7 +53,7 @@ KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
 .PHONY: all modules modules_clean clean check bench bench-host bench-host-tables demo kernel userspace install uninstall
-.PHONY: fuzz check-kcsan
+.PHONY: fuzz check-kcsan coverage
 
 all: modules
 
@@ -90,6 +93,9 @@ fuzz:
 
 check-kcsan:
 	KWQ_CHECK_ONLY=kcsan tools/testing/check.sh
+
+coverage:
+	KWQ_CHECK_ONLY=coverage tools/testing/check.sh
 
 install: modules userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \

@@ -19,14 +19,19 @@
 
 #include <kunit/test.h>
 #include <linux/err.h>
+#include <linux/bitmap.h>
 #include <linux/gfp.h>
+#include <linux/kstrtox.h>
 #include <linux/kwq.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "kwq_internal.h"
 #include "kwq_test.h"
+#include "queue.h"
 
 #define KF_MAX_STEPS	5000
 #define KF_NR		34	/* batch keys: 3 chunks of the core's 16 */
@@ -440,6 +445,149 @@ static void fault_publish_fails_cleanly(struct kunit *test)
 }
 
 /*
+ * The work items that allocate: the table's growth (kwq_grow_work()) and
+ * the delay wheel's allocation (kwq_wheel_work()). fail-nth is per task
+ * and a work item runs in a kworker, so each case keeps the work from
+ * being queued and runs its function in its own task, failing the 1st,
+ * 2nd, ... allocation of it until one completes with none failed. After
+ * each step every key is there once, and a failed allocation is tried
+ * again by a later add.
+ *
+ * The growth goes to a table of a page at most, which kvmalloc() does not
+ * take from vmalloc(): one failure keeps the old table. The wheel is two
+ * pages: vmalloc() stands in for a failed kmalloc(), and one failure at a
+ * time never leaves the queue without it.
+ */
+#define KF_GROW_KEYS	200	/* 64 buckets to 256: 2 KiB */
+#define KF_WHEEL_KEYS	(KWQ_WHEEL_MIN_TREE + 2)
+
+/* Add "<p><i>" for i in [@from, @to), each after @after_ns (0: ready). */
+static void kf_add_range(struct kunit *test, struct kwq *q, char p,
+			 unsigned int from, unsigned int to, s64 after_ns)
+{
+	char key[16];
+
+	for (; from < to; from++) {
+		snprintf(key, sizeof(key), "%c%u", p, from);
+		KUNIT_ASSERT_EQ(test, 0, after_ns ? kt_add_after(q, key, after_ns) :
+						    kt_add(q, key));
+	}
+}
+
+/* Every ready key is "<p><i>" for i < @nr, each once, and all are there. */
+static void kf_expect_all(struct kunit *test, struct kwq *q, char p,
+			  unsigned int nr, unsigned int n)
+{
+	unsigned long *seen = kunit_kcalloc(test, BITS_TO_LONGS(nr),
+					    sizeof(long), GFP_KERNEL);
+	struct kwq_item item;
+	unsigned int i, got = 0;
+	char b[16];
+	size_t len;
+	const char *k;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	while (!kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item)) {
+		k = kwq_item_key(&item, &len);
+		memset(b, 0, sizeof(b));
+		memcpy(b, k, min(len, sizeof(b) - 1));
+		if (b[0] == p && !kstrtouint(b + 1, 10, &i) && i < nr &&
+		    !test_and_set_bit(i, seen))
+			got++;
+		else
+			KUNIT_FAIL(test, "N=%u: key %s twice or unknown", n, b);
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	}
+	KUNIT_EXPECT_EQ_MSG(test, got, nr, "N=%u: keys lost", n);
+	kunit_kfree(test, seen);
+}
+
+static void fault_grow_work(struct kunit *test)
+{
+	unsigned int n, bits, nr, kept = 0;
+	struct kwq *q;
+	bool hit, grown;
+
+	kf_init(test);
+	for (n = 1; n <= KF_MAX_STEPS; n++) {
+		q = kt_create(test, NULL, NULL);
+		/* No growth queued: this task runs it. */
+		spin_lock_irq(&q->lock);
+		q->grow_at = ULONG_MAX;
+		spin_unlock_irq(&q->lock);
+		nr = KF_GROW_KEYS;
+		kf_add_range(test, q, 'g', 0, nr, 0);
+		bits = q->hash_bits;
+		kf_arm(n);
+		q->grow_work.func(&q->grow_work);
+		hit = kf_disarm();
+		grown = q->hash_bits > bits;
+		KUNIT_EXPECT_TRUE_MSG(test, grown || hit, "N=%u: no growth, no fault", n);
+		KUNIT_EXPECT_NULL_MSG(test, q->new_hash, "N=%u", n);
+		if (!grown) {
+			kept++;
+			/* The next add past a key a bucket grows it. */
+			kf_add_range(test, q, 'g', nr, nr + 1, 0);
+			nr++;
+			flush_work(&q->grow_work);
+			KUNIT_EXPECT_GT_MSG(test, q->hash_bits, bits, "N=%u: no retry", n);
+		}
+		kf_expect_all(test, q, 'g', nr, n);
+		kt_destroy(test, q);
+		if (!hit || test->status == KUNIT_FAILURE)
+			break;
+	}
+	kunit_info(test, "kwq_grow_work: %u failure points, %u kept the table\n",
+		   n - 1, kept);
+	KUNIT_EXPECT_GT(test, kept, 0U);
+}
+
+static void fault_wheel_work(struct kunit *test)
+{
+	struct kt_clock *clock;
+	unsigned int n, nr, none = 0;
+	struct kwq *q;
+	bool hit;
+
+	kf_init(test);
+	for (n = 1; n <= KF_MAX_STEPS; n++) {
+		q = kt_create(test, NULL, &clock);
+		/* As if queued: this task runs it. */
+		spin_lock_irq(&q->lock);
+		q->wheel_alloc_queued = true;
+		spin_unlock_irq(&q->lock);
+		nr = KF_WHEEL_KEYS;
+		kf_add_range(test, q, 'w', 0, nr, 3600 * NSEC_PER_SEC);
+		kf_arm(n);
+		q->wheel_work.func(&q->wheel_work);
+		hit = kf_disarm();
+		KUNIT_EXPECT_TRUE_MSG(test, q->wheel || hit, "N=%u: no wheel, no fault", n);
+		KUNIT_EXPECT_FALSE_MSG(test, q->wheel_alloc_queued, "N=%u", n);
+		if (!q->wheel) {
+			none++;
+			/* The next add past the tree's size asks again. */
+			kf_add_range(test, q, 'w', nr, nr + 1, 3600 * NSEC_PER_SEC);
+			nr++;
+			flush_work(&q->wheel_work);
+			KUNIT_EXPECT_NOT_NULL_MSG(test, q->wheel, "N=%u: no retry", n);
+		}
+		/* Keys added once the wheel is there go to it. */
+		kf_add_range(test, q, 'w', nr, nr + 1, 3600 * NSEC_PER_SEC);
+		nr++;
+		KUNIT_EXPECT_GT_MSG(test, q->wheel_nr, 0UL, "N=%u", n);
+		KUNIT_EXPECT_EQ_MSG(test, kt_stats(test, q).waiting, (u64)nr, "N=%u", n);
+		kt_advance(clock, 3601 * NSEC_PER_SEC);
+		kf_expect_all(test, q, 'w', nr, n);
+		kt_destroy(test, q);
+		if (!hit || test->status == KUNIT_FAILURE)
+			break;
+	}
+	kunit_info(test, "kwq_wheel_work: %u failure points, %u left no wheel\n",
+		   n - 1, none);
+	KUNIT_EXPECT_GT(test, n - 1, 0U);
+}
+
+/*
  * A processing deadline is recorded apart from the node. A get on a queue
  * with a timeout, or a touch (@touch) giving a key its first deadline,
  * that cannot record it is -ENOMEM and changes nothing: the key stays
@@ -518,6 +666,8 @@ static struct kunit_case kwq_fault_cases[] = {
 	KUNIT_CASE_SLOW(fault_add_batch_charged),
 	KUNIT_CASE(fault_create_fails_cleanly),
 	KUNIT_CASE(fault_publish_fails_cleanly),
+	KUNIT_CASE(fault_grow_work),
+	KUNIT_CASE(fault_wheel_work),
 	KUNIT_CASE(fault_get_with_deadline),
 	KUNIT_CASE(fault_touch_first_deadline),
 	{}

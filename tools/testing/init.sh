@@ -133,6 +133,35 @@ export_files() {
 	done
 }
 
+# gcov_dump: hand the gcov data of the profiled objects (kwq.ko built
+# with KWQ_GCOV=1; gcov_persist keeps it after rmmod) to the host, which
+# has only the console: a gzipped tar in base64 between
+# KWQ-GCOV-BEGIN <files> <sha256> and KWQ-GCOV-END, decoded by
+# tools/testing/coverage.py. Kernel messages are held back meanwhile so
+# that none splits a line. Debugfs reports no size: each file is copied
+# with cat before tar sees it.
+gcov_dump() {
+	local g=/sys/kernel/debug/gcov f n=0 level
+	rm -rf /tmp/gcov /tmp/gcov.tgz
+	mkdir -p /tmp/gcov
+	for f in $(find $g -name '*.gcda' 2>/dev/null); do
+		mkdir -p "/tmp/gcov$(dirname "${f#"$g"}")"
+		cat "$f" >"/tmp/gcov${f#"$g"}" || break
+		n=$((n + 1))
+	done
+	if [ $n = 0 ] || ! tar -C /tmp/gcov -czf /tmp/gcov.tgz .; then
+		step_result FAIL "gcov data dumped" "no .gcda under $g (CONFIG_GCOV_KERNEL, KWQ_GCOV=1?)"
+		return
+	fi
+	level=$(cut -f1 /proc/sys/kernel/printk)
+	echo 1 >/proc/sys/kernel/printk
+	echo "KWQ-GCOV-BEGIN $n $(sha256sum </tmp/gcov.tgz | cut -d' ' -f1)"
+	base64 /tmp/gcov.tgz
+	echo "KWQ-GCOV-END"
+	echo "$level" >/proc/sys/kernel/printk
+	step_result OK "gcov data dumped ($n files)"
+}
+
 # expect NAME CMD...: a shell check as one step.
 expect() {
 	local name=$1 out

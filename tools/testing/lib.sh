@@ -78,7 +78,8 @@ KWQ_PKGS_KERNEL=(flex:flex bison:bison bc:bc xz-utils:xz libelf-dev:/usr/include
 KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}"
 	"${KWQ_PKGS_KERNEL[@]}" gcc-multilib:/usr/lib32/libc.a sparse:sparse
 	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod coccinelle:spatch
-	linux-headers-amd64:/usr/share/doc/linux-headers-amd64)
+	linux-headers-amd64:/usr/share/doc/linux-headers-amd64
+	lcov:lcov lcov:genhtml gcc-12:gcov-12)
 
 # sid_pin PACKAGE: the version of PACKAGE that tools/testing/sid-pins pins
 # (the packages taken from Debian unstable; sid-fetch.sh fetches them).

@@ -12,6 +12,8 @@
  */
 #include "kwqtest.h"
 
+#include <sys/mman.h>
+
 #ifndef KWQ_TEST_SUITE
 #define KWQ_TEST_SUITE "kwq_abi"
 #endif
@@ -66,7 +68,7 @@ int main(void)
 	struct kwq_open_args oa;
 	struct kwq_list_args la;
 	struct kwq_keys_args ka;
-	struct kwq_get_args ga;
+	struct kwq_get_args ga, *ro;
 	struct kwq_key_args kk;
 	struct kwq_shutdown_args sa;
 	struct kwq_stats_args st;
@@ -77,7 +79,7 @@ int main(void)
 	__u32 n;
 	int fd, fd2, ufd, r;
 
-	kt_setup(KWQ_TEST_SUITE, 111, 120);
+	kt_setup(KWQ_TEST_SUITE, 112, 120);
 
 	ufd = kt_dev();		/* stays unattached */
 	fd = kt_dev();
@@ -312,7 +314,20 @@ int main(void)
 	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EINVAL, "get_min_nr_over_max_einval");
 	get_args(&ga, BADPTR, sizeof(getbuf), 1);
 	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EFAULT, "get_bad_recs_pointer_efault");
-	/* the failed get lost nothing */
+	/*
+	 * Arguments that can be read but not written back: EFAULT before a
+	 * key is taken, or the key would be stranded in processing.
+	 */
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro != MAP_FAILED) {
+		get_args(ro, getbuf, sizeof(getbuf), 1);
+		mprotect(ro, 4096, PROT_READ);
+	}
+	KT_ERR(ro == MAP_FAILED ? (errno = ENOMEM, -1) : ioctl(fd, KWQ_IOC_GET, ro), EFAULT,
+	       "get_read_only_args_efault");
+	if (ro != MAP_FAILED)
+		munmap(ro, 4096);
+	/* the failed gets lost nothing */
 	len = 0;
 	ioctl(fd, KWQ_IOC_LEN, &len);
 	ktap_check(len == 3, "failed_gets_lost_nothing", "len %llu",

@@ -19,7 +19,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#define NCASES		42
+#define NCASES		48
 #define HOUR		(3600 * KT_SEC)
 #define DEBUGFS		"/sys/kernel/debug"
 
@@ -790,6 +790,110 @@ static int count_events(const char *trace, const char *ev, const char *q,
 	return n;
 }
 
+/* One case: @nr events @ev of queue @q in all, @nr_has of them with @has. */
+static void expect_events(const char *trace, const char *ev, const char *q,
+			  const char *has, int nr_has, int nr, const char *name)
+{
+	int all = count_events(trace, ev, q, NULL);
+	int with = count_events(trace, ev, q, has);
+
+	ktap_check(all == nr && with == nr_has, name, "%d %s events, %d with '%s'",
+		   all, ev, with, has);
+}
+
+/* Empty the trace buffer and trace kwq's events alone: one case. */
+static void trace_start(const char *dir, const char *name)
+{
+	write_file(dir, "tracing_on", "0");
+	write_file(dir, "trace", "");
+	ktap_check(write_file(dir, "events/kwq/enable", "1") == 0 &&
+		   write_file(dir, "tracing_on", "1") == 0, name,
+		   "%s", strerror(errno));
+}
+
+/* Stop tracing kwq; what was traced (to free). */
+static char *trace_stop(const char *dir)
+{
+	char path[160], *trace;
+
+	write_file(dir, "tracing_on", "0");
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	trace = slurp(path);
+	write_file(dir, "events/kwq/enable", "0");
+	write_file(dir, "tracing_on", "1");
+	return trace ? trace : strdup("");
+}
+
+/* Wait up to 5 s for a key: 0 if it is @want. */
+static int trace_get(int fd, const char *want)
+{
+	char key[KWQ_KEY_LEN_MAX + 1];
+	long n = kwq_get(fd, key, sizeof(key), 0, 5 * KT_SEC);
+
+	if (n < 0)
+		return -1;
+	key[n] = '\0';
+	return strcmp(key, want) ? -1 : 0;
+}
+
+/* Get @key, add it rate-limited, done: one failure; the delay chosen. */
+static uint64_t trace_fail(int fd, const char *key)
+{
+	uint64_t delay = 0;
+
+	if (trace_get(fd, key) < 0 ||
+	    kwq_add_rate_limited(fd, key, strlen(key), &delay) < 0 ||
+	    kwq_done(fd, key, strlen(key)) < 0)
+		printf("    # fail %s: %s\n", key, strerror(errno));
+	return delay;
+}
+
+/*
+ * The processing deadline's and the dead set's events, on a queue whose
+ * keys are due again at once (1 us) and die at their second failure.
+ */
+static void trace_dead_cases(const char *dir)
+{
+	struct kwq_queue_opts o = { 0 };
+	char name[KWQ_NAME_LEN], *trace;
+	int fd, dead = 0;
+
+	o.nr_limits = 1;
+	o.limits[0].type = KWQ_LIMIT_EXPONENTIAL;
+	o.limits[0].a = 1000;
+	o.limits[0].b = 1000;
+	o.processing_timeout_ns = 100 * KT_MS;
+	o.max_retries = 1;
+	fd = kt_queue("trace-dead", &o, name);
+	trace_start(dir, "trace_enable_dead_set");
+	/* t: not finished within its deadline */
+	kt_add(fd, "t");
+	trace_get(fd, "t");
+	kt_sleep_ms(300);
+	/* requeued as a failure, due at once: finish it */
+	if (trace_get(fd, "t") < 0 || kwq_done(fd, "t", 1) < 0)
+		printf("    # t after its deadline: %s\n", strerror(errno));
+	/* x: dies, is revived, dies again and is purged */
+	kt_add(fd, "x");
+	trace_fail(fd, "x");
+	dead += trace_fail(fd, "x") == KWQ_DELAY_DEAD;
+	kwq_revive(fd, "x", 1);
+	trace_fail(fd, "x");
+	dead += trace_fail(fd, "x") == KWQ_DELAY_DEAD;
+	kwq_purge(fd, "x", 1);
+	trace = trace_stop(dir);
+	kwq_destroy(fd, name);
+	close(fd);
+
+	expect_events(trace, "key_timed_out", name, "key=t ", 1, 1, "one_timed_out_event");
+	ktap_check(dead == 2, "second_failure_kills_the_key", "%d deaths", dead);
+	expect_events(trace, "key_died", name, "key=x ", 2, 2, "one_died_event_per_death");
+	expect_events(trace, "key_revived", name, "key=x len=1 arg=1 ", 1, 1,
+		      "one_revived_event_per_revive");
+	expect_events(trace, "key_purged", name, "key=x ", 1, 1, "one_purged_event_per_purge");
+	free(trace);
+}
+
 static void trace_cases(void)
 {
 	static const char bin[] = { 'k', 0x01, (char)0xff, '"' };
@@ -804,7 +908,7 @@ static void trace_cases(void)
 	if (dir)
 		snprintf(path, sizeof(path), "%s/events/kwq/enable", dir);
 	if (!dir || stat(path, &sb) < 0) {
-		for (i = 0; i < 10; i++)
+		for (i = 0; i < 16; i++)
 			ktap_skip("trace", "no tracefs or no kwq events");
 		return;
 	}
@@ -813,11 +917,7 @@ static void trace_cases(void)
 	memset(longkey, 'x', 100);
 	longkey[100] = '\0';
 
-	write_file(dir, "tracing_on", "0");
-	write_file(dir, "trace", "");
-	ktap_check(write_file(dir, "events/kwq/enable", "1") == 0 &&
-		   write_file(dir, "tracing_on", "1") == 0, "trace_enable",
-		   "%s", strerror(errno));
+	trace_start(dir, "trace_enable");
 	/* 5 adds, 1 rate-limited add, 2 gets, 2 dones, 1 delay, 1 shutdown */
 	kt_add(fd, "a");
 	kt_add(fd, "b");
@@ -835,15 +935,9 @@ static void trace_cases(void)
 		kt_sleep_ms(10);
 	}
 	kwq_shutdown(fd, 0);
-	write_file(dir, "tracing_on", "0");
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	trace = slurp(path);
-	write_file(dir, "events/kwq/enable", "0");
-	write_file(dir, "tracing_on", "1");
+	trace = trace_stop(dir);
 	kwq_destroy(fd, name);
 	close(fd);
-	if (!trace)
-		trace = strdup("");
 
 	ktap_check(count_events(trace, "key_added", name, NULL) == 5,
 		   "one_add_event_per_add", "%d", count_events(trace, "key_added",
@@ -860,14 +954,8 @@ static void trace_cases(void)
 		   count_events(trace, "key_finished", name, "key=b ") == 1,
 		   "one_done_event_per_done", "%d",
 		   count_events(trace, "key_finished", name, NULL));
-	ktap_check(count_events(trace, "key_due", name, "key=d ") == 1 &&
-		   count_events(trace, "key_due", name, NULL) == 1,
-		   "one_delay_fired_event", "%d",
-		   count_events(trace, "key_due", name, NULL));
-	ktap_check(count_events(trace, "queue_shutdown", name, "dropped=1 ") == 1 &&
-		   count_events(trace, "queue_shutdown", name, NULL) == 1,
-		   "one_shutdown_event", "%d",
-		   count_events(trace, "queue_shutdown", name, NULL));
+	expect_events(trace, "key_due", name, "key=d ", 1, 1, "one_delay_fired_event");
+	expect_events(trace, "queue_shutdown", name, "dropped=1 ", 1, 1, "one_shutdown_event");
 	/* non-printable bytes escaped (octal), nothing raw */
 	ktap_check(count_events(trace, "key_added", name,
 				"key=k\\001\\377\\\" len=4 ") == 1,
@@ -879,6 +967,7 @@ static void trace_cases(void)
 		   !memchr(trace, 0xff, strlen(trace)),
 		   "no_raw_bytes_in_trace", "raw byte in trace");
 	free(trace);
+	trace_dead_cases(dir);
 }
 
 int main(void)
