@@ -50,19 +50,6 @@ static void dt_kill(struct kunit *test, struct kwq *q, struct kt_clock *c,
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, dt_fail(test, q, key));
 }
 
-/* One u64 field of the stats, without a struct on the caller's stack. */
-static noinline u64 dt_stat(struct kunit *test, struct kwq *q, size_t off)
-{
-	struct kwq_stats st = kt_stats(test, q);
-	u64 v;
-
-	memcpy(&v, (u8 *)&st + off, sizeof(v));
-	return v;
-}
-
-#define DT_STAT(test, q, field) \
-	dt_stat(test, q, offsetof(struct kwq_stats, field))
-
 /*
  * Add @key to a queue of max_retries 1, fail it once, take it and report
  * its last failure: the lease of the key, processing and due to die.
@@ -99,9 +86,9 @@ static void key_dies_after_max_retries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
 	kt_advance(c, 1000 * MS);
 	kt_expect_empty(test, q);
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead_total));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, waiting));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_total));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, waiting));
 	KUNIT_EXPECT_EQ(test, 3, kt_requeues(q, "a"));
 }
 
@@ -116,7 +103,7 @@ static void no_max_retries_requeues_forever(struct kunit *test)
 		KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
 		kt_advance(c, 2000 * NSEC_PER_SEC);
 	}
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 }
 
 static void processing_key_dies_at_done(struct kunit *test)
@@ -126,11 +113,11 @@ static void processing_key_dies_at_done(struct kunit *test)
 	struct kwq_item item = dt_dying(test, q, c, "a");
 
 	/* Still the holder's until done. */
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, processing));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, processing));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, processing));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, processing));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 }
 
 static void waiting_key_dies_at_once(struct kunit *test)
@@ -140,11 +127,11 @@ static void waiting_key_dies_at_once(struct kunit *test)
 
 	kt_add(q, "a");
 	dt_fail(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, waiting));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, waiting));
 	/* A failure reported while it waits is its last. */
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, waiting));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, waiting));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 	kt_advance(c, 1000 * MS);
 	kt_expect_empty(test, q);
 }
@@ -156,8 +143,8 @@ static void failure_of_dead_key_keeps_it_dead(struct kunit *test)
 
 	dt_kill(test, q, c, "a", 1);
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead_total));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_total));
 	KUNIT_EXPECT_EQ(test, 3, kt_requeues(q, "a"));
 	kt_expect_empty(test, q);
 }
@@ -169,7 +156,7 @@ static void add_of_dead_key_revives_it(struct kunit *test)
 
 	dt_kill(test, q, c, "a", 1);
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
@@ -184,7 +171,7 @@ static void add_during_last_run_cancels_the_death(struct kunit *test)
 	/* A change after the last failure: run it again, count reset. */
 	kt_add(q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 	kt_get_done(test, q, "a");
 }
@@ -196,8 +183,8 @@ static void revive_makes_key_ready_with_count_reset(struct kunit *test)
 
 	dt_kill(test, q, c, "a", 2);
 	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "a"));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, len));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, len));
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 	/* Its full max_retries again. */
 	kt_advance(c, dt_fail(test, q, "a"));
@@ -220,10 +207,10 @@ static void revive_of_key_not_dead_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	kt_add_after(q, "waiting", 10 * MS);
 	KUNIT_EXPECT_EQ(test, -ENOENT, dt_revive(q, "waiting"));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, waiting));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, waiting));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_revive(q, NULL, 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_revive(q, "x", 0));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 }
 
 static void revive_all_revives_every_dead_key(struct kunit *test)
@@ -234,7 +221,7 @@ static void revive_all_revives_every_dead_key(struct kunit *test)
 	dt_kill(test, q, c, "a", 1);
 	dt_kill(test, q, c, "b", 1);
 	KUNIT_EXPECT_EQ(test, 2L, kwq_revive_all(q));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 	/* Oldest death first. */
 	kt_get_done(test, q, "a");
 	kt_get_done(test, q, "b");
@@ -251,7 +238,7 @@ static void revive_at_max_items_is_enospc(struct kunit *test)
 	kt_add(q, "b");
 	KUNIT_EXPECT_EQ(test, -ENOSPC, dt_revive(q, "a"));
 	KUNIT_EXPECT_EQ(test, -ENOSPC, kwq_revive_all(q));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 }
 
 static void revive_after_shutdown_is_eshutdown(struct kunit *test)
@@ -262,7 +249,7 @@ static void revive_after_shutdown_is_eshutdown(struct kunit *test)
 	dt_kill(test, q, c, "a", 1);
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
 	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, dt_revive(q, "a"));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 	/* Still there to purge. */
 	KUNIT_EXPECT_EQ(test, 1L, kwq_purge_all(q));
 }
@@ -276,7 +263,7 @@ static void purge_drops_dead_key(struct kunit *test)
 	kt_add(q, "b");
 	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_purge(q, "b", 1));
 	KUNIT_EXPECT_EQ(test, 0, kwq_purge(q, "a", 1));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_purge(q, "a", 1));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
@@ -290,9 +277,9 @@ static void dead_set_drops_oldest_beyond_bound(struct kunit *test)
 	dt_kill(test, q, c, "a", 1);
 	dt_kill(test, q, c, "b", 1);
 	dt_kill(test, q, c, "c", 1);
-	KUNIT_EXPECT_EQ(test, 2ULL, DT_STAT(test, q, dead));
-	KUNIT_EXPECT_EQ(test, 3ULL, DT_STAT(test, q, dead_total));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead_dropped_total));
+	KUNIT_EXPECT_EQ(test, 2ULL, KT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 3ULL, KT_STAT(test, q, dead_total));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_dropped_total));
 	KUNIT_EXPECT_EQ(test, -ENOENT, dt_revive(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "b"));
 	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "c"));
@@ -312,7 +299,7 @@ static void release_owner_buries_dying_key(struct kunit *test)
 	kt_rate_limited(test, q, "a");
 	/* Its holder went away after the last failure: dead, not ready. */
 	KUNIT_EXPECT_EQ(test, 0, kwq_release_owner(q, &owner));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 	kt_expect_empty(test, q);
 }
 
@@ -324,7 +311,7 @@ static void forget_keeps_dead_key(struct kunit *test)
 	dt_kill(test, q, c, "a", 1);
 	KUNIT_EXPECT_EQ(test, 0, kwq_forget(q, "a", 1));
 	KUNIT_EXPECT_EQ(test, 2, kt_requeues(q, "a"));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 }
 
 static void remove_of_dead_key_is_enoent(struct kunit *test)
@@ -334,7 +321,7 @@ static void remove_of_dead_key_is_enoent(struct kunit *test)
 
 	dt_kill(test, q, c, "a", 1);
 	KUNIT_EXPECT_EQ(test, -ENOENT, kt_remove(q, "a"));
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 }
 
 static void token_bucket_only_queue_counts_failures(struct kunit *test)
@@ -351,7 +338,7 @@ static void token_bucket_only_queue_counts_failures(struct kunit *test)
 	struct kwq *q = kt_create(test, &cfg, &c);
 
 	dt_kill(test, q, c, "a", 1);
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 }
 
 static void bad_dead_set_config_fails_create(struct kunit *test)
@@ -378,10 +365,10 @@ static void dead_keys_are_charged_as_keys(struct kunit *test)
 
 	dt_kill(test, q, c, "a", 1);
 	/* The dead key keeps its node: a failure record, no queued item. */
-	KUNIT_EXPECT_EQ(test, 1ULL, DT_STAT(test, q, failure_records));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, len));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, len));
 	KUNIT_EXPECT_EQ(test, 0, kwq_purge(q, "a", 1));
-	KUNIT_EXPECT_EQ(test, 0ULL, DT_STAT(test, q, failure_records));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, failure_records));
 }
 
 static struct kunit_case kwq_dead_cases[] = {

@@ -10,6 +10,7 @@
 
 #include <kunit/test.h>
 #include <linux/kwq.h>
+#include <linux/stddef.h>
 
 struct kt_clock {
 	struct kwq_clock base;
@@ -39,5 +40,10 @@ struct kwq_item kt_get(struct kunit *test, struct kwq *q, const char *key);
 void kt_get_done(struct kunit *test, struct kwq *q, const char *key);
 void kt_expect_empty(struct kunit *test, struct kwq *q);
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q);
+u64 kt_stat(struct kunit *test, struct kwq *q, size_t off);
+
+/* One u64 field of @q's stats, without a struct kwq_stats on the stack. */
+#define KT_STAT(test, q, field) \
+	kt_stat(test, q, offsetof(struct kwq_stats, field))
 
 #endif /* _KWQ_TEST_H */

@@ -167,3 +167,12 @@ struct kwq_stats kt_stats(struct kunit *test, struct kwq *q)
 	KUNIT_EXPECT_EQ(test, 0, kwq_get_stats(q, &st));
 	return st;
 }
+
+noinline u64 kt_stat(struct kunit *test, struct kwq *q, size_t off)
+{
+	struct kwq_stats st = kt_stats(test, q);
+	u64 v;
+
+	memcpy(&v, (u8 *)&st + off, sizeof(v));
+	return v;
+}

@@ -33,17 +33,7 @@ static struct kwq *kto_create(struct kunit *test, u64 timeout,
 	return kt_create(test, &cfg, c);
 }
 
-/* One u64 counter of kwq_get_stats(), off the callers' stack frames. */
-static noinline u64 kto_stat(struct kunit *test, struct kwq *q, size_t off)
-{
-	struct kwq_stats st = kt_stats(test, q);
-	u64 v;
-
-	memcpy(&v, (u8 *)&st + off, sizeof(v));
-	return v;
-}
-
-#define KTO(q, field)	kto_stat(test, q, offsetof(struct kwq_stats, field))
+#define KTO(q, field)	KT_STAT(test, q, field)
 
 static struct kwq_key kto_key(const char *key)
 {

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit cases for the end of a key's run: whichever call finishes a
+ * processing key (kwq_done(), kwq_done_key(), kwq_done_batch(),
+ * kwq_done_get(), and dev.c's kwq_done_keys() and kwq_done_keys_take()),
+ * what happens next depends only on what happened to the key meanwhile:
+ * nothing (it goes), an add (ready again), a delayed add (it waits, or is
+ * ready if its deadline passed, or is dropped after a shutdown), a failure
+ * (its count is kept, within max_failure_records) or its last failure (the
+ * dead set). Each case is one of those, run once per finishing call.
+ */
+
+#include <kunit/test.h>
+#include <linux/kwq.h>
+#include <linux/string.h>
+
+#include "kwq_internal.h"
+#include "kwq_test.h"
+
+#define MS	NSEC_PER_MSEC
+
+/*
+ * One way to finish the processing @key held through @item. The calls
+ * that go on to take the next key give back what they took (kwq_unget()),
+ * so that the queue's state reads the same after each of them.
+ */
+struct ft_finisher {
+	const char *name;
+	int (*finish)(struct kwq *q, struct kwq_item *item, const char *key);
+};
+
+static int ft_done(struct kwq *q, struct kwq_item *item, const char *key)
+{
+	return kwq_done(q, item);
+}
+
+static int ft_done_key(struct kwq *q, struct kwq_item *item, const char *key)
+{
+	return kwq_done_key(q, key, strlen(key), NULL);
+}
+
+static int ft_done_batch(struct kwq *q, struct kwq_item *item,
+			 const char *key)
+{
+	unsigned int done = 0;
+	int ret = kwq_done_batch(q, item, 1, &done);
+
+	return ret ?: done == 1 ? 0 : -EPROTO;
+}
+
+/*
+ * After the done part: @taken, give back the key taken into @item; else
+ * @ret -EAGAIN or -ESHUTDOWN, nothing to take (the done was made).
+ */
+static int ft_taken(struct kwq *q, struct kwq_item *item, bool taken,
+		    int ret)
+{
+	if (taken) {
+		kwq_unget(q, item);
+		return 0;
+	}
+	return ret == -EAGAIN || ret == -ESHUTDOWN ? 0 : ret;
+}
+
+static int ft_done_get(struct kwq *q, struct kwq_item *item, const char *key)
+{
+	int ret = kwq_done_get(q, NULL, KWQ_GET_NONBLOCK, 0, item);
+
+	return ft_taken(q, item, !ret, ret);
+}
+
+static int ft_done_keys(struct kwq *q, struct kwq_item *item,
+			const char *key)
+{
+	struct kwq_key k = { .key = key, .len = strlen(key) };
+	unsigned int done = 0;
+	int ret = kwq_done_keys(q, &k, 1, NULL, &done);
+
+	return ret ?: done == 1 ? 0 : -EPROTO;
+}
+
+static int ft_done_keys_take(struct kwq *q, struct kwq_item *item,
+			     const char *key)
+{
+	struct kwq_key k = { .key = key, .len = strlen(key) };
+	unsigned int done = 0;
+	int ret;
+
+	ret = kwq_done_keys_take(q, &k, 1, NULL, &done, NULL, item, 1, NULL);
+	if (done != 1)
+		return ret < 0 ? ret : -EPROTO;
+	return ft_taken(q, item, ret > 0, ret);
+}
+
+static const struct ft_finisher ft_finishers[] = {
+	{ "kwq_done", ft_done },
+	{ "kwq_done_key", ft_done_key },
+	{ "kwq_done_batch", ft_done_batch },
+	{ "kwq_done_get", ft_done_get },
+	{ "kwq_done_keys", ft_done_keys },
+	{ "kwq_done_keys_take", ft_done_keys_take },
+};
+
+static void ft_desc(const struct ft_finisher *f, char *desc)
+{
+	strscpy(desc, f->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_finish, ft_finishers, ft_desc);
+
+/* Finish "a", held through @item, the way this run of the case says. */
+static void ft_finish(struct kunit *test, struct kwq *q,
+		      struct kwq_item *item)
+{
+	const struct ft_finisher *f = test->param_value;
+
+	KUNIT_EXPECT_EQ_MSG(test, 0, f->finish(q, item, "a"), "%s", f->name);
+}
+
+/* The state of @key (KWQ_KEY_*), or 0 if the queue holds nothing of it. */
+static u32 ft_state(struct kwq *q, const char *key)
+{
+	struct kwq_key_info info;
+
+	if (kwq_inspect(q, key, strlen(key), &info))
+		return 0;
+	return info.state;
+}
+
+static void clean_key_is_forgotten(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, 0U, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, processing));
+	kt_expect_empty(test, q);
+}
+
+static void dirty_key_is_ready_again(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add(q, "a");
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, depth));
+}
+
+static void delayed_key_waits_for_its_deadline(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add_after(q, "a", 10 * MS);
+	kt_advance(c, 4 * MS);
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, ft_state(q, "a"));
+	/* The deadline counts from the add, not from the finish. */
+	kt_advance(c, 6 * MS - 1);
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	kt_advance(c, 1);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+}
+
+static void delayed_key_past_its_deadline_is_ready(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add_after(q, "a", 10 * MS);
+	kt_advance(c, 10 * MS);
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, waiting));
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+}
+
+static void delayed_key_is_dropped_after_shutdown(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add_after(q, "a", 10 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, 0U, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dropped_at_shutdown));
+	/* Nothing ready nor processing: a drain is over at once. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
+}
+
+static void dirty_key_is_ready_again_after_shutdown(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add(q, "a");
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
+	ft_finish(test, q, &item);
+	/* client-go hands out what is queued until it is empty. */
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dropped_at_shutdown));
+	kt_get_done(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
+}
+
+/* "a" with one failure counted, processing with nothing pending. */
+static struct kwq_item ft_failed_once(struct kunit *test, struct kwq *q,
+				      struct kt_clock *c)
+{
+	kt_advance(c, kt_rate_limited(test, q, "a"));
+	return kt_get(test, q, "a");
+}
+
+static void failure_count_outlives_the_run(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item = ft_failed_once(test, q, c);
+
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1, kt_requeues(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
+	kt_expect_empty(test, q);
+}
+
+static void oldest_failure_count_goes_past_the_bound(struct kunit *test)
+{
+	struct kwq_config cfg = { .max_failure_records = 1 };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_item item;
+
+	/* "b" is kept idle with its count... */
+	kt_advance(c, kt_rate_limited(test, q, "b"));
+	kt_get_done(test, q, "b");
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, ft_state(q, "b"));
+	/* ...until the run of "a" ends with a count to keep too. */
+	item = ft_failed_once(test, q, c);
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, 0U, ft_state(q, "b"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records_evicted));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
+}
+
+static void dying_key_goes_to_the_dead_set(struct kunit *test)
+{
+	struct kwq_config cfg = { .max_retries = 1 };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_item item = ft_failed_once(test, q, c);
+
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, processing));
+	kt_expect_empty(test, q);
+}
+
+static struct kunit_case kwq_finish_cases[] = {
+	KUNIT_CASE_PARAM(clean_key_is_forgotten, ft_finish_gen_params),
+	KUNIT_CASE_PARAM(dirty_key_is_ready_again, ft_finish_gen_params),
+	KUNIT_CASE_PARAM(delayed_key_waits_for_its_deadline,
+			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(delayed_key_past_its_deadline_is_ready,
+			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(delayed_key_is_dropped_after_shutdown,
+			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(dirty_key_is_ready_again_after_shutdown,
+			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(failure_count_outlives_the_run, ft_finish_gen_params),
+	KUNIT_CASE_PARAM(oldest_failure_count_goes_past_the_bound,
+			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(dying_key_goes_to_the_dead_set, ft_finish_gen_params),
+	{}
+};
+
+static struct kunit_suite kwq_finish_suite = {
+	.name = "kwq_finish",
+	.test_cases = kwq_finish_cases,
+};
+
+kunit_test_suite(kwq_finish_suite);
