@@ -27,6 +27,7 @@
 struct ft_finisher {
 	const char *name;
 	int (*finish)(struct kwq *q, struct kwq_item *item, const char *key);
+	bool charged;
 };
 
 static int ft_done(struct kwq *q, struct kwq_item *item, const char *key)
@@ -92,13 +93,24 @@ static int ft_done_keys_take(struct kwq *q, struct kwq_item *item,
 	return ft_taken(q, item, ret > 0, ret);
 }
 
+/*
+ * Each on a kernel queue, which keeps freed nodes for its next keys, and
+ * on one charged to its creator (KWQ_CONFIG_CHARGE_CALLER, as /dev/kwq's
+ * are), which gives them back to the slab once it drops its lock.
+ */
 static const struct ft_finisher ft_finishers[] = {
 	{ "kwq_done", ft_done },
+	{ "kwq_done charged", ft_done, true },
 	{ "kwq_done_key", ft_done_key },
+	{ "kwq_done_key charged", ft_done_key, true },
 	{ "kwq_done_batch", ft_done_batch },
+	{ "kwq_done_batch charged", ft_done_batch, true },
 	{ "kwq_done_get", ft_done_get },
+	{ "kwq_done_get charged", ft_done_get, true },
 	{ "kwq_done_keys", ft_done_keys },
+	{ "kwq_done_keys charged", ft_done_keys, true },
 	{ "kwq_done_keys_take", ft_done_keys_take },
+	{ "kwq_done_keys_take charged", ft_done_keys_take, true },
 };
 
 static void ft_desc(const struct ft_finisher *f, char *desc)
@@ -107,6 +119,20 @@ static void ft_desc(const struct ft_finisher *f, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(ft_finish, ft_finishers, ft_desc);
+
+/* A queue (of @cfg if not NULL) charged or not as the case's run says. */
+static struct kwq *ft_create(struct kunit *test, struct kwq_config *cfg,
+			     struct kt_clock **c)
+{
+	const struct ft_finisher *f = test->param_value;
+	struct kwq_config local = {};
+
+	if (!cfg)
+		cfg = &local;
+	if (f->charged)
+		cfg->flags |= KWQ_CONFIG_CHARGE_CALLER;
+	return kt_create(test, cfg, c);
+}
 
 /* Finish "a", held through @item, the way this run of the case says. */
 static void ft_finish(struct kunit *test, struct kwq *q,
@@ -117,39 +143,29 @@ static void ft_finish(struct kunit *test, struct kwq *q,
 	KUNIT_EXPECT_EQ_MSG(test, 0, f->finish(q, item, "a"), "%s", f->name);
 }
 
-/* The state of @key (KWQ_KEY_*), or 0 if the queue holds nothing of it. */
-static u32 ft_state(struct kwq *q, const char *key)
-{
-	struct kwq_key_info info;
-
-	if (kwq_inspect(q, key, strlen(key), &info))
-		return 0;
-	return info.state;
-}
-
 static void clean_key_is_forgotten(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
 
 	kt_add(q, "a");
 	item = kt_get(test, q, "a");
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, 0U, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, processing));
 	kt_expect_empty(test, q);
 }
 
 static void dirty_key_is_ready_again(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
 
 	kt_add(q, "a");
 	item = kt_get(test, q, "a");
 	kt_add(q, "a");
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, depth));
 }
@@ -157,7 +173,7 @@ static void dirty_key_is_ready_again(struct kunit *test)
 static void delayed_key_waits_for_its_deadline(struct kunit *test)
 {
 	struct kt_clock *c;
-	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq *q = ft_create(test, NULL, &c);
 	struct kwq_item item;
 
 	kt_add(q, "a");
@@ -165,7 +181,7 @@ static void delayed_key_waits_for_its_deadline(struct kunit *test)
 	kt_add_after(q, "a", 10 * MS);
 	kt_advance(c, 4 * MS);
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, kt_state(q, "a"));
 	/* The deadline counts from the add, not from the finish. */
 	kt_advance(c, 6 * MS - 1);
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
@@ -176,7 +192,7 @@ static void delayed_key_waits_for_its_deadline(struct kunit *test)
 static void delayed_key_past_its_deadline_is_ready(struct kunit *test)
 {
 	struct kt_clock *c;
-	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq *q = ft_create(test, NULL, &c);
 	struct kwq_item item;
 
 	kt_add(q, "a");
@@ -184,14 +200,14 @@ static void delayed_key_past_its_deadline_is_ready(struct kunit *test)
 	kt_add_after(q, "a", 10 * MS);
 	kt_advance(c, 10 * MS);
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, waiting));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 }
 
 static void delayed_key_is_dropped_after_shutdown(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
 
 	kt_add(q, "a");
@@ -199,7 +215,7 @@ static void delayed_key_is_dropped_after_shutdown(struct kunit *test)
 	kt_add_after(q, "a", 10 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, 0U, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dropped_at_shutdown));
 	/* Nothing ready nor processing: a drain is over at once. */
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
@@ -207,7 +223,7 @@ static void delayed_key_is_dropped_after_shutdown(struct kunit *test)
 
 static void dirty_key_is_ready_again_after_shutdown(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
 
 	kt_add(q, "a");
@@ -216,7 +232,7 @@ static void dirty_key_is_ready_again_after_shutdown(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
 	ft_finish(test, q, &item);
 	/* client-go hands out what is queued until it is empty. */
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dropped_at_shutdown));
 	kt_get_done(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
@@ -233,11 +249,11 @@ static struct kwq_item ft_failed_once(struct kunit *test, struct kwq *q,
 static void failure_count_outlives_the_run(struct kunit *test)
 {
 	struct kt_clock *c;
-	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq *q = ft_create(test, NULL, &c);
 	struct kwq_item item = ft_failed_once(test, q, c);
 
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1, kt_requeues(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
 	kt_expect_empty(test, q);
@@ -247,18 +263,18 @@ static void oldest_failure_count_goes_past_the_bound(struct kunit *test)
 {
 	struct kwq_config cfg = { .max_failure_records = 1 };
 	struct kt_clock *c;
-	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq *q = ft_create(test, &cfg, &c);
 	struct kwq_item item;
 
 	/* "b" is kept idle with its count... */
 	kt_advance(c, kt_rate_limited(test, q, "b"));
 	kt_get_done(test, q, "b");
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, ft_state(q, "b"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "b"));
 	/* ...until the run of "a" ends with a count to keep too. */
 	item = ft_failed_once(test, q, c);
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, 0U, ft_state(q, "b"));
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "b"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records_evicted));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
 }
@@ -267,13 +283,13 @@ static void dying_key_goes_to_the_dead_set(struct kunit *test)
 {
 	struct kwq_config cfg = { .max_retries = 1 };
 	struct kt_clock *c;
-	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq *q = ft_create(test, &cfg, &c);
 	struct kwq_item item = ft_failed_once(test, q, c);
 
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
 	ft_finish(test, q, &item);
-	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, ft_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, processing));
 	kt_expect_empty(test, q);

@@ -41,6 +41,7 @@ void kt_get_done(struct kunit *test, struct kwq *q, const char *key);
 void kt_expect_empty(struct kunit *test, struct kwq *q);
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q);
 u64 kt_stat(struct kunit *test, struct kwq *q, size_t off);
+u32 kt_state(struct kwq *q, const char *key);
 
 /* One u64 field of @q's stats, without a struct kwq_stats on the stack. */
 #define KT_STAT(test, q, field) \

@@ -176,3 +176,13 @@ noinline u64 kt_stat(struct kunit *test, struct kwq *q, size_t off)
 	memcpy(&v, (u8 *)&st + off, sizeof(v));
 	return v;
 }
+
+/* The state of @key (KWQ_KEY_*), or 0 if the queue holds nothing of it. */
+u32 kt_state(struct kwq *q, const char *key)
+{
+	struct kwq_key_info info;
+
+	if (kwq_inspect(q, key, strlen(key), &info))
+		return 0;
+	return info.state;
+}
