@@ -42,6 +42,23 @@ void kt_expect_empty(struct kunit *test, struct kwq *q);
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q);
 u64 kt_stat(struct kunit *test, struct kwq *q, size_t off);
 u32 kt_state(struct kwq *q, const char *key);
+struct kwq *kt_every_state(struct kunit *test, struct kwq_config *cfg,
+			   struct kwq_item *p);
+
+/*
+ * One add of @key, as one of the exported calls makes it; @limited: it
+ * reports a failure (rate limited).
+ */
+struct kt_add {
+	const char *name;
+	int (*add)(struct kwq *q, const char *key);
+	bool limited;
+};
+
+/* Every kind: plain, delayed, prioritised, rate limited; one or batched. */
+#define KT_ADDS	7
+extern const struct kt_add kt_adds[KT_ADDS];
+void kt_add_desc(const struct kt_add *a, char *desc);
 
 /* One u64 field of @q's stats, without a struct kwq_stats on the stack. */
 #define KT_STAT(test, q, field) \

@@ -14,122 +14,15 @@
 #include "kwq_internal.h"
 #include "kwq_test.h"
 
-#define MS	NSEC_PER_MSEC
-
-/* One add of @key, as the exported calls make it. */
-struct st_add {
-	const char *name;
-	int (*add)(struct kwq *q, const char *key);
-};
-
-static int st_add(struct kwq *q, const char *key)
-{
-	return kt_add(q, key);
-}
-
-static int st_add_after(struct kwq *q, const char *key)
-{
-	return kt_add_after(q, key, 10 * MS);
-}
-
-static int st_add_opts(struct kwq *q, const char *key)
-{
-	return kt_add_prio(q, key, 2);
-}
-
-static int st_add_rate_limited(struct kwq *q, const char *key)
-{
-	u64 delay = 0;
-
-	return kwq_add_rate_limited(q, key, strlen(key), NULL, &delay);
-}
-
-static int st_batch(struct kwq *q, const char *key, s64 after_ns, u32 flags)
-{
-	struct kwq_key k = { .key = key, .len = strlen(key) };
-	struct kwq_batch_opts o = { .after_ns = after_ns, .flags = flags };
-	unsigned int done = 1;
-	int ret = kwq_add_batch(q, &k, 1, &o, &done);
-
-	return done ? -EPROTO : ret;
-}
-
-static int st_add_batch(struct kwq *q, const char *key)
-{
-	return st_batch(q, key, 0, 0);
-}
-
-static int st_add_batch_after(struct kwq *q, const char *key)
-{
-	return st_batch(q, key, 10 * MS, 0);
-}
-
-static int st_add_batch_rate_limited(struct kwq *q, const char *key)
-{
-	return st_batch(q, key, 0, KWQ_BATCH_RATE_LIMITED);
-}
-
-static const struct st_add st_adds[] = {
-	{ "kwq_add", st_add },
-	{ "kwq_add_after", st_add_after },
-	{ "kwq_add_opts", st_add_opts },
-	{ "kwq_add_rate_limited", st_add_rate_limited },
-	{ "kwq_add_batch", st_add_batch },
-	{ "kwq_add_batch after", st_add_batch_after },
-	{ "kwq_add_batch rate-limited", st_add_batch_rate_limited },
-};
-
-static void st_add_desc(const struct st_add *a, char *desc)
-{
-	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(st_add, st_adds, st_add_desc);
-
-/* Fail ready @key once: it waits for its retry with one failure counted. */
-static void st_fail(struct kunit *test, struct kwq *q, const char *key)
-{
-	struct kwq_item item = kt_get(test, q, key);
-
-	kt_rate_limited(test, q, key);
-	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &item));
-}
-
-/*
- * A queue of max_retries 1 holding a key in every state: "r" ready, "p"
- * processing, "w" waiting, "i" idle with a failure count, "d" dead.
- */
-static struct kwq *st_every_state(struct kunit *test, u32 flags,
-				  struct kwq_item *p)
-{
-	struct kwq_config cfg = { .max_retries = 1, .flags = flags };
-	struct kt_clock *c;
-	struct kwq *q = kt_create(test, &cfg, &c);
-
-	kt_add(q, "d");
-	st_fail(test, q, "d");
-	kt_advance(c, 1000 * MS);
-	st_fail(test, q, "d");
-	kt_rate_limited(test, q, "i");
-	kt_advance(c, 1000 * MS);
-	kt_get_done(test, q, "i");
-	kt_add(q, "p");
-	*p = kt_get(test, q, "p");
-	kt_add(q, "r");
-	kt_add_after(q, "w", 10 * MS);
-	KUNIT_ASSERT_EQ(test, (u32)KWQ_KEY_DEAD, kt_state(q, "d"));
-	KUNIT_ASSERT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "i"));
-	KUNIT_ASSERT_EQ(test, (u32)KWQ_KEY_WAITING, kt_state(q, "w"));
-	return q;
-}
+KUNIT_ARRAY_PARAM(kt_add, kt_adds, kt_add_desc);
 
 static void every_add_is_refused_whatever_its_key(struct kunit *test)
 {
 	static const char * const keys[] = { "r", "p", "w", "i", "d", "new" };
-	const struct st_add *a = test->param_value;
+	const struct kt_add *a = test->param_value;
 	struct kwq_stats *before, *after;
 	struct kwq_item p;
-	struct kwq *q = st_every_state(test, 0, &p);
+	struct kwq *q = kt_every_state(test, NULL, &p);
 	unsigned int i;
 
 	before = kunit_kzalloc(test, 2 * sizeof(*before), GFP_KERNEL);
@@ -298,9 +191,9 @@ static void removing_the_last_ready_key_ends_the_drain(struct kunit *test)
 
 static void failure_count_can_be_forgotten(struct kunit *test)
 {
+	struct kwq_config cfg = { .flags = *(const u32 *)test->param_value };
 	struct kwq_item p;
-	struct kwq *q = st_every_state(test, *(const u32 *)test->param_value,
-				       &p);
+	struct kwq *q = kt_every_state(test, &cfg, &p);
 
 	KUNIT_ASSERT_EQ(test, 0, kwq_shutdown(q));
 	KUNIT_EXPECT_EQ(test, 0, kwq_forget(q, "i", 1));
@@ -314,9 +207,9 @@ static void failure_count_can_be_forgotten(struct kunit *test)
 
 static void dead_key_can_be_purged_not_revived(struct kunit *test)
 {
+	struct kwq_config cfg = { .flags = *(const u32 *)test->param_value };
 	struct kwq_item p;
-	struct kwq *q = st_every_state(test, *(const u32 *)test->param_value,
-				       &p);
+	struct kwq *q = kt_every_state(test, &cfg, &p);
 
 	KUNIT_ASSERT_EQ(test, 0, kwq_shutdown(q));
 	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, kwq_revive(q, "d", 1));
@@ -330,7 +223,7 @@ static void dead_key_can_be_purged_not_revived(struct kunit *test)
 
 static struct kunit_case kwq_shutdown_cases[] = {
 	KUNIT_CASE_PARAM(every_add_is_refused_whatever_its_key,
-			 st_add_gen_params),
+			 kt_add_gen_params),
 	KUNIT_CASE_PARAM(each_call_on_a_drained_queue_returns_at_once,
 			 st_call_gen_params),
 	KUNIT_CASE_PARAM(removing_the_last_ready_key_ends_the_drain,

@@ -186,3 +186,115 @@ u32 kt_state(struct kwq *q, const char *key)
 		return 0;
 	return info.state;
 }
+
+/* --- one key in every state, every kind of add --- */
+
+static int kt_a_add(struct kwq *q, const char *key)
+{
+	return kt_add(q, key);
+}
+
+static int kt_a_add_after(struct kwq *q, const char *key)
+{
+	return kt_add_after(q, key, 10 * NSEC_PER_MSEC);
+}
+
+static int kt_a_add_opts(struct kwq *q, const char *key)
+{
+	return kt_add_prio(q, key, 2);
+}
+
+static int kt_a_add_rate_limited(struct kwq *q, const char *key)
+{
+	u64 delay = 0;
+
+	return kwq_add_rate_limited(q, key, strlen(key), NULL, &delay);
+}
+
+static int kt_a_batch(struct kwq *q, const char *key, s64 after_ns,
+		      u32 flags)
+{
+	struct kwq_key k = { .key = key, .len = strlen(key) };
+	struct kwq_batch_opts o = { .after_ns = after_ns, .flags = flags };
+	unsigned int done = 2;
+	int ret = kwq_add_batch(q, &k, 1, &o, &done);
+
+	/* The one key took effect, or the batch failed with nothing done. */
+	if (done != !ret)
+		return -EPROTO;
+	return ret;
+}
+
+static int kt_a_add_batch(struct kwq *q, const char *key)
+{
+	return kt_a_batch(q, key, 0, 0);
+}
+
+static int kt_a_add_batch_after(struct kwq *q, const char *key)
+{
+	return kt_a_batch(q, key, 10 * NSEC_PER_MSEC, 0);
+}
+
+static int kt_a_add_batch_rate_limited(struct kwq *q, const char *key)
+{
+	return kt_a_batch(q, key, 0, KWQ_BATCH_RATE_LIMITED);
+}
+
+const struct kt_add kt_adds[KT_ADDS] = {
+	{ "kwq_add", kt_a_add },
+	{ "kwq_add_after", kt_a_add_after },
+	{ "kwq_add_opts", kt_a_add_opts },
+	{ "kwq_add_rate_limited", kt_a_add_rate_limited, true },
+	{ "kwq_add_batch", kt_a_add_batch },
+	{ "kwq_add_batch after", kt_a_add_batch_after },
+	{ "kwq_add_batch rate-limited", kt_a_add_batch_rate_limited, true },
+};
+
+void kt_add_desc(const struct kt_add *a, char *desc)
+{
+	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+/* Fail ready @key once: it waits for its retry with one failure counted. */
+static void kt_fail(struct kunit *test, struct kwq *q, const char *key)
+{
+	struct kwq_item item = kt_get(test, q, key);
+
+	kt_rate_limited(test, q, key);
+	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &item));
+}
+
+/*
+ * A queue of @cfg (or defaults) with max_retries 1 holding a key in every
+ * state: "r" ready, "p" processing (*@p its lease), "w" waiting, "i" idle
+ * with a failure count, "d" dead.
+ */
+struct kwq *kt_every_state(struct kunit *test, struct kwq_config *cfg,
+			   struct kwq_item *p)
+{
+	struct kwq_config local = {};
+	struct kt_clock *c;
+	struct kwq *q;
+
+	if (!cfg)
+		cfg = &local;
+	cfg->max_retries = 1;
+	q = kt_create(test, cfg, &c);
+
+	kt_add(q, "d");
+	kt_fail(test, q, "d");
+	kt_advance(c, NSEC_PER_SEC);
+	kt_fail(test, q, "d");
+	kt_rate_limited(test, q, "i");
+	kt_advance(c, NSEC_PER_SEC);
+	kt_get_done(test, q, "i");
+	kt_add(q, "p");
+	*p = kt_get(test, q, "p");
+	kt_add(q, "r");
+	kt_add_after(q, "w", 10 * NSEC_PER_MSEC);
+	KUNIT_ASSERT_EQ(test, (u32)KWQ_KEY_DEAD, kt_state(q, "d"));
+	KUNIT_ASSERT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "i"));
+	KUNIT_ASSERT_EQ(test, (u32)KWQ_KEY_WAITING, kt_state(q, "w"));
+	return q;
+}
+
