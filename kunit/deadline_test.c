@@ -27,9 +27,7 @@ static void ready_key_remembers_add_after(struct kunit *test)
 	kt_get_done(test, q, "a");
 	/* After its run, the key waits for what is left of the deadline. */
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kt_advance(c, 100 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 100 * MS);
 	kt_get_done(test, q, "a");
 	kt_advance(c, 1000 * MS);
 	kt_expect_empty(test, q);
@@ -78,9 +76,7 @@ static void ready_key_earliest_remembered_deadline_wins(struct kunit *test)
 	kt_add_after(q, "a", 50 * MS);
 	kt_add_after(q, "a", 200 * MS);
 	kt_get_done(test, q, "a");
-	kt_advance(c, 50 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 50 * MS);
 	kt_get_done(test, q, "a");
 	/* Only one deadline is remembered: nothing at 100 or 200 ms. */
 	kt_advance(c, 1000 * MS);

@@ -27,6 +27,8 @@ struct kt_clock {
 struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
 		      struct kt_clock **clock);
 void kt_advance(struct kt_clock *c, u64 ns);
+void kt_expect_ready_at(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			u64 ns);
 void kt_destroy(struct kunit *test, struct kwq *q);
 
 int kt_add(struct kwq *q, const char *key);

@@ -460,10 +460,7 @@ static void add_after_becomes_ready_at_deadline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
 	KUNIT_EXPECT_TRUE(test, c->armed);
 	KUNIT_EXPECT_EQ(test, c->deadline, KT_T0 + 100 * MS);
-	kt_advance(c, 100 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	kt_expect_ready_at(test, q, c, 100 * MS);
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
 	kt_get_done(test, q, "a");
 }
@@ -533,9 +530,7 @@ static void add_after_while_processing_waits_from_done(struct kunit *test)
 	/* The deadline counts from the add, not from done. */
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kt_advance(c, 60 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 60 * MS);
 	kt_get_done(test, q, "a");
 }
 

@@ -48,6 +48,19 @@ void kt_advance(struct kt_clock *c, u64 ns)
 	}
 }
 
+/*
+ * One key becomes ready exactly @ns from now, not a nanosecond before
+ * (and none was ready before it).
+ */
+void kt_expect_ready_at(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			u64 ns)
+{
+	kt_advance(c, ns - 1);
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	kt_advance(c, 1);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+}
+
 static void kt_destroy_action(void *q)
 {
 	kwq_destroy(q);

@@ -71,9 +71,7 @@ static void deadline_revokes_and_requeues_as_failure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_touch(q, &a, 0));
 	KUNIT_EXPECT_EQ(test, 1ULL, KTO(q, waiting));
-	kt_advance(c, 10 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 10 * MS);
 	kt_get_done(test, q, "a");
 	kt_advance(c, 10000 * MS);
 	kt_expect_empty(test, q);
