@@ -173,6 +173,15 @@ void kt_expect_empty(struct kunit *test, struct kwq *q)
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 }
 
+/* @key runs once more (get, done); @ns later nothing is left. */
+void kt_expect_last_run(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			const char *key, u64 ns)
+{
+	kt_get_done(test, q, key);
+	kt_advance(c, ns);
+	kt_expect_empty(test, q);
+}
+
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q)
 {
 	struct kwq_stats st;
