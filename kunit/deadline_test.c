@@ -27,12 +27,8 @@ static void ready_key_remembers_add_after(struct kunit *test)
 	kt_get_done(test, q, "a");
 	/* After its run, the key waits for what is left of the deadline. */
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kt_advance(c, 100 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	kt_get_done(test, q, "a");
-	kt_advance(c, 1000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_ready_at(test, q, c, 100 * MS);
+	kt_expect_last_run(test, q, c, "a", 1000 * MS);
 }
 
 static void remembered_deadline_passed_before_get_runs_once(struct kunit *test)
@@ -63,9 +59,7 @@ static void remembered_deadline_passing_during_run_requeues_at_done(struct kunit
 	/* The run began before the deadline, so it runs again. */
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	kt_get_done(test, q, "a");
-	kt_advance(c, 1000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 1000 * MS);
 }
 
 static void ready_key_earliest_remembered_deadline_wins(struct kunit *test)
@@ -78,13 +72,9 @@ static void ready_key_earliest_remembered_deadline_wins(struct kunit *test)
 	kt_add_after(q, "a", 50 * MS);
 	kt_add_after(q, "a", 200 * MS);
 	kt_get_done(test, q, "a");
-	kt_advance(c, 50 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	kt_get_done(test, q, "a");
+	kt_expect_ready_at(test, q, c, 50 * MS);
 	/* Only one deadline is remembered: nothing at 100 or 200 ms. */
-	kt_advance(c, 1000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 1000 * MS);
 }
 
 static void dirty_key_remembers_add_after(struct kunit *test)
@@ -103,9 +93,7 @@ static void dirty_key_remembers_add_after(struct kunit *test)
 	kt_get_done(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
 	kt_advance(c, 100 * MS);
-	kt_get_done(test, q, "a");
-	kt_advance(c, 1000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 1000 * MS);
 }
 
 static void add_of_delayed_processing_key_keeps_its_deadline(struct kunit *test)

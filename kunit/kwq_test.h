@@ -28,6 +28,8 @@ struct kt_clock {
 struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
 		      struct kt_clock **clock);
 void kt_advance(struct kt_clock *c, u64 ns);
+void kt_expect_ready_at(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			u64 ns);
 void kt_destroy(struct kunit *test, struct kwq *q);
 
 int kt_add(struct kwq *q, const char *key);
@@ -39,6 +41,8 @@ int kt_requeues(struct kwq *q, const char *key);
 struct kwq_item kt_get(struct kunit *test, struct kwq *q, const char *key);
 void kt_get_done(struct kunit *test, struct kwq *q, const char *key);
 void kt_expect_empty(struct kunit *test, struct kwq *q);
+void kt_expect_last_run(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			const char *key, u64 ns);
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q);
 u64 kt_stat(struct kunit *test, struct kwq *q, size_t off);
 u32 kt_state(struct kwq *q, const char *key);

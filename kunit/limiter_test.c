@@ -309,10 +309,7 @@ static void max_wait_caps_limiter_delay(struct kunit *test)
 	/* The capped delay is the one the key waits. */
 	q = kl_queue(test, big, 1, 3 * SEC, &c);
 	KUNIT_EXPECT_EQ(test, 3 * SEC, kt_rate_limited(test, q, "c"));
-	kt_advance(c, 3 * SEC - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	kt_expect_ready_at(test, q, c, 3 * SEC);
 }
 
 static void rate_limited_key_becomes_ready_after_delay(struct kunit *test)
@@ -323,9 +320,7 @@ static void rate_limited_key_becomes_ready_after_delay(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, 10 * MS, kt_rate_limited(test, q, "a"));
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kt_advance(c, 10 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 10 * MS);
 	kt_get_done(test, q, "a");
 }
 

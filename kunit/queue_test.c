@@ -460,10 +460,7 @@ static void add_after_becomes_ready_at_deadline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
 	KUNIT_EXPECT_TRUE(test, c->armed);
 	KUNIT_EXPECT_EQ(test, c->deadline, KT_T0 + 100 * MS);
-	kt_advance(c, 100 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	kt_expect_ready_at(test, q, c, 100 * MS);
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
 	kt_get_done(test, q, "a");
 }
@@ -481,10 +478,8 @@ static void add_after_earliest_deadline_wins(struct kunit *test)
 	kt_advance(c, 100 * MS);
 	KUNIT_EXPECT_EQ(test, 2L, kwq_len(q));
 	kt_get_done(test, q, "a");
-	kt_get_done(test, q, "b");
 	/* Neither runs again at the later deadline. */
-	kt_advance(c, 1000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "b", 1000 * MS);
 }
 
 static void add_after_of_ready_key_keeps_it_ready(struct kunit *test)
@@ -513,10 +508,8 @@ static void add_of_waiting_key_makes_it_ready_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
-	kt_get_done(test, q, "a");
 	/* client-go would run it a second time here (kubernetes#126027). */
-	kt_advance(c, 100 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 100 * MS);
 }
 
 static void add_after_while_processing_waits_from_done(struct kunit *test)
@@ -533,9 +526,7 @@ static void add_after_while_processing_waits_from_done(struct kunit *test)
 	/* The deadline counts from the add, not from done. */
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kt_advance(c, 60 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 60 * MS);
 	kt_get_done(test, q, "a");
 }
 
@@ -552,9 +543,7 @@ static void add_after_while_processing_past_deadline_ready_at_done(struct kunit 
 	kt_advance(c, 20 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	kt_get_done(test, q, "a");
-	kt_advance(c, 100 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 100 * MS);
 }
 
 static void delayed_keys_ready_by_deadline_then_add_order(struct kunit *test)

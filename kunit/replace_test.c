@@ -20,16 +20,6 @@ static int kr_after(struct kwq *q, const char *key, s64 ns, u32 flags)
 	return kwq_add_opts(q, key, strlen(key), &o);
 }
 
-/* The key is ready exactly at @ns from now, not a nanosecond before. */
-static void kr_expect_ready_at(struct kunit *test, struct kwq *q,
-			       struct kt_clock *c, u64 ns)
-{
-	kt_advance(c, ns - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-}
-
 static void default_keeps_the_earlier_deadline(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -37,7 +27,7 @@ static void default_keeps_the_earlier_deadline(struct kunit *test)
 
 	kt_add_after(q, "a", 50 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kr_after(q, "a", 100 * MS, 0));
-	kr_expect_ready_at(test, q, c, 50 * MS);
+	kt_expect_ready_at(test, q, c, 50 * MS);
 }
 
 static void replace_moves_a_waiting_key_later(struct kunit *test)
@@ -50,10 +40,8 @@ static void replace_moves_a_waiting_key_later(struct kunit *test)
 	/* Debounce: 100 ms after the last change, not the first. */
 	KUNIT_EXPECT_EQ(test, 0, kr_after(q, "a", 100 * MS, KWQ_AFTER_REPLACE));
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kr_expect_ready_at(test, q, c, 100 * MS);
-	kt_get_done(test, q, "a");
-	kt_advance(c, 1000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_ready_at(test, q, c, 100 * MS);
+	kt_expect_last_run(test, q, c, "a", 1000 * MS);
 }
 
 static void replace_moves_a_waiting_key_earlier(struct kunit *test)
@@ -63,7 +51,7 @@ static void replace_moves_a_waiting_key_earlier(struct kunit *test)
 
 	kt_add_after(q, "a", 500 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kr_after(q, "a", 20 * MS, KWQ_AFTER_REPLACE));
-	kr_expect_ready_at(test, q, c, 20 * MS);
+	kt_expect_ready_at(test, q, c, 20 * MS);
 }
 
 static void later_keeps_the_later_deadline(struct kunit *test)
@@ -76,7 +64,7 @@ static void later_keeps_the_later_deadline(struct kunit *test)
 	/* An earlier one changes nothing. */
 	KUNIT_EXPECT_EQ(test, 0, kr_after(q, "a", 10 * MS, KWQ_AFTER_LATER));
 	KUNIT_EXPECT_EQ(test, 2ULL, kt_stats(test, q).adds_total);
-	kr_expect_ready_at(test, q, c, 80 * MS);
+	kt_expect_ready_at(test, q, c, 80 * MS);
 }
 
 static void ready_key_stays_ready_and_remembers_the_replacement(struct kunit *test)
@@ -91,7 +79,7 @@ static void ready_key_stays_ready_and_remembers_the_replacement(struct kunit *te
 	kt_get_done(test, q, "a");
 	/* The remembered deadline is the replacement: 100 ms, not 10. */
 	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
-	kr_expect_ready_at(test, q, c, 100 * MS);
+	kt_expect_ready_at(test, q, c, 100 * MS);
 }
 
 static void processing_key_remembers_the_later_deadline(struct kunit *test)
@@ -105,7 +93,7 @@ static void processing_key_remembers_the_later_deadline(struct kunit *test)
 	kt_add_after(q, "a", 10 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kr_after(q, "a", 60 * MS, KWQ_AFTER_LATER));
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
-	kr_expect_ready_at(test, q, c, 60 * MS);
+	kt_expect_ready_at(test, q, c, 60 * MS);
 }
 
 static void batch_takes_the_flags(struct kunit *test)
@@ -155,7 +143,7 @@ static void bad_flags_are_einval_and_change_nothing(struct kunit *test)
 	o.after_ns = 30 * MS;
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, &key, 1, &o, &done));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).retries_total);
-	kr_expect_ready_at(test, q, c, 50 * MS);
+	kt_expect_ready_at(test, q, c, 50 * MS);
 }
 
 static struct kunit_case kwq_replace_cases[] = {

@@ -48,6 +48,19 @@ void kt_advance(struct kt_clock *c, u64 ns)
 	}
 }
 
+/*
+ * One key becomes ready exactly @ns from now, not a nanosecond before
+ * (and none was ready before it).
+ */
+void kt_expect_ready_at(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			u64 ns)
+{
+	kt_advance(c, ns - 1);
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	kt_advance(c, 1);
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+}
+
 static void kt_destroy_action(void *q)
 {
 	kwq_destroy(q);
@@ -158,6 +171,15 @@ void kt_expect_empty(struct kunit *test, struct kwq *q)
 	KUNIT_EXPECT_EQ(test, -EAGAIN,
 			kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &item));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+}
+
+/* @key runs once more (get, done); @ns later nothing is left. */
+void kt_expect_last_run(struct kunit *test, struct kwq *q, struct kt_clock *c,
+			const char *key, u64 ns)
+{
+	kt_get_done(test, q, key);
+	kt_advance(c, ns);
+	kt_expect_empty(test, q);
 }
 
 struct kwq_stats kt_stats(struct kunit *test, struct kwq *q)

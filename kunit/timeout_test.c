@@ -61,12 +61,8 @@ static void deadline_revokes_and_requeues_as_failure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &a));
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_touch(q, &a, 0));
 	KUNIT_EXPECT_EQ(test, 1ULL, KTO(q, waiting));
-	kt_advance(c, 10 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	kt_get_done(test, q, "a");
-	kt_advance(c, 10000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_ready_at(test, q, c, 10 * MS);
+	kt_expect_last_run(test, q, c, "a", 10000 * MS);
 	KUNIT_EXPECT_EQ(test, 1ULL, KTO(q, processing_timeouts_total));
 }
 
@@ -77,9 +73,7 @@ static void done_before_deadline_cancels_it(struct kunit *test)
 
 	kt_add(q, "a");
 	kt_advance(c, 0);
-	kt_get_done(test, q, "a");
-	kt_advance(c, 10000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 10000 * MS);
 	KUNIT_EXPECT_EQ(test, 0ULL, KTO(q, processing_timeouts_total));
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 }
@@ -97,9 +91,7 @@ static void deadline_wins_at_the_same_moment_as_done(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &a));
 	/* Nothing lost, nothing twice: the key runs once more, then is gone. */
 	kt_advance(c, 10 * MS);
-	kt_get_done(test, q, "a");
-	kt_advance(c, 10000 * MS);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "a", 10000 * MS);
 	KUNIT_EXPECT_EQ(test, 1ULL, KTO(q, processing_timeouts_total));
 }
 

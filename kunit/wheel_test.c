@@ -204,15 +204,11 @@ static void earliest_deadline_wins_for_key_in_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u64)WT_FILL + 3, wt_waiting(test, q));
 	kt_advance(c, MS);
 	kt_get_done(test, q, "c");
-	kt_advance(c, 30 * 60 * SEC - MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
+	kt_expect_ready_at(test, q, c, 30 * 60 * SEC - MS);
 	kt_get_done(test, q, "a");
 	kt_advance(c, 30 * 60 * SEC);
-	kt_get_done(test, q, "b");
 	/* Neither runs again at its later deadline. */
-	kt_advance(c, 3 * HOUR);
-	kt_expect_empty(test, q);
+	kt_expect_last_run(test, q, c, "b", 3 * HOUR);
 }
 
 #define WT_HUGE		4096

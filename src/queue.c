@@ -360,6 +360,12 @@ static struct kwq_due *kwq_due_alloc(struct kwq *q)
 	return d;
 }
 
+static void kwq_due_free(struct kwq *q, struct kwq_due *d)
+{
+	kfree(d);
+	kwq_uncharge(q, sizeof(*d));
+}
+
 /* Under q->lock: keep @d for the next gets, or free it. */
 static void kwq_due_release(struct kwq *q, struct kwq_due *d)
 {
@@ -369,25 +375,25 @@ static void kwq_due_release(struct kwq *q, struct kwq_due *d)
 		q->nr_due_free++;
 		return;
 	}
-	kfree(d);
-	kwq_uncharge(q, sizeof(*d));
+	kwq_due_free(q, d);
 }
 
-/* Once the queue is unreachable: free every deadline record. */
+/*
+ * Once the queue is unreachable: free every deadline record, those in
+ * the tree (in post-order, no rebalancing) and the kept ones.
+ */
 static void kwq_due_free_all(struct kwq *q)
 {
-	struct rb_node *rb;
-	struct kwq_due *d;
+	struct kwq_due *d, *next;
 
-	while ((rb = rb_first_cached(&q->due))) {
-		rb_erase_cached(rb, &q->due);
-		kwq_due_release(q, rb_entry(rb, struct kwq_due, rb));
-	}
+	rbtree_postorder_for_each_entry_safe(d, next, &q->due.rb_root, rb)
+		kwq_due_free(q, d);
+	q->due = RB_ROOT_CACHED;
 	while ((d = q->due_free)) {
 		q->due_free = d->next_free;
-		kfree(d);
-		kwq_uncharge(q, sizeof(*d));
+		kwq_due_free(q, d);
 	}
+	q->nr_due_free = 0;
 }
 
 static bool kwq_due_less(struct rb_node *a, const struct rb_node *b)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Line and branch coverage of kwq's src/ from a test VM's console log.
 
-The VM's /init (init.sh, gcov_dump) prints the .gcda files of kwq.ko,
-built with KWQ_GCOV=1 on the debug kernel (CONFIG_GCOV_KERNEL), as a
-gzipped tar in base64 between KWQ-GCOV-BEGIN <files> <sha256> and
-KWQ-GCOV-END. This script decodes it, puts each .gcda beside the .gcno
+The VM's /init (init.sh, gcov_dump) hands the .gcda files of kwq.ko,
+built with KWQ_GCOV=1 on the debug kernel (CONFIG_GCOV_KERNEL), to the
+host over the console as the export "gcov" (init.sh export_files,
+decoded and checked by console_export.py). This script puts each .gcda
+beside the .gcno
 of the host build it came from, runs lcov (gcov-12, the compiler's) and
 genhtml, and prints per file of src/ the lines and branches reached, the
 totals as figure lines:
@@ -29,19 +30,16 @@ Exit status: 0 when the data was read and every enforced target met, 1
 otherwise.
 """
 import argparse
-import base64
-import hashlib
-import io
 import math
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
+
+import console_export
 
 GOALS = (("lines", 90.0), ("branches", 80.0))
-B64 = re.compile(r"^[A-Za-z0-9+/=]+$")
 ERRNO = re.compile(r"\breturn\s+-E[A-Z0-9]+\b|=\s*-E[A-Z0-9]+\b|ERR_PTR\(|"
                    r"\breturn\s+PTR_ERR\(")
 RET_VAR = re.compile(r"^\s*return\s+(ret|err|error|rc)\s*;")
@@ -52,46 +50,22 @@ GOTO = re.compile(r"\bgoto\s+(\w+)\s*;")
 ERR_LABEL = re.compile(r"^(err|fail|unwind|out_)")
 
 
-def read_dump(log):
-    """The tarball between the markers, checked against its sha256."""
-    data, want, files, inside = [], None, 0, False
-    with open(log, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if line.startswith("KWQ-GCOV-BEGIN "):
-                _, files, want = line.split()
-                data, inside = [], True
-            elif line.startswith("KWQ-GCOV-END"):
-                inside = False
-            elif inside and B64.match(line):
-                data.append(line)
-    if want is None:
-        raise SystemExit("coverage: no KWQ-GCOV-BEGIN in %s (was gcov_dump in the plan?)" % log)
-    blob = base64.b64decode("".join(data))
-    got = hashlib.sha256(blob).hexdigest()
-    if got != want:
-        raise SystemExit("coverage: the gcov dump in %s is damaged (sha256 %s, expected %s)"
-                         % (log, got, want))
-    return blob, int(files)
-
-
-def place(blob, objdir):
+def place(files, objdir):
     """Put each .gcda beside its .gcno in objdir; returns how many."""
     n = 0
     for f in os.listdir(objdir + "/src"):
         if f.endswith(".gcda"):
             os.unlink(os.path.join(objdir, "src", f))
-    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
-        for m in tar.getmembers():
-            # The VM's path is /sys/kernel/debug/gcov + the host's object path.
-            path = os.path.normpath("/" + m.name)
-            if not m.isfile() or os.path.dirname(path) != objdir + "/src":
-                continue
-            if not os.path.exists(path[:-len(".gcda")] + ".gcno"):
-                continue
-            with open(path, "wb") as out:
-                out.write(tar.extractfile(m).read())
-            n += 1
+    for name, data in files:
+        # The VM's path is /sys/kernel/debug/gcov + the host's object path.
+        path = "/" + name
+        if os.path.dirname(path) != objdir + "/src":
+            continue
+        if not os.path.exists(path[:-len(".gcda")] + ".gcno"):
+            continue
+        with open(path, "wb") as out:
+            out.write(data)
+        n += 1
     return n
 
 
@@ -172,11 +146,16 @@ def main():
                 c.write("%d %d 0\n" % (p, f))
 
     try:
-        blob, files = read_dump(args.log)
-        n = place(blob, objdir)
+        try:
+            files = console_export.files_of(args.log, "gcov")
+        except console_export.NoExport as e:
+            raise SystemExit("coverage: %s (was gcov_dump in the plan?)" % e)
+        except console_export.ExportError as e:
+            raise SystemExit("coverage: %s" % e)
+        n = place(files, objdir)
         if n == 0:
             raise SystemExit("coverage: none of the %d .gcda files in the dump belongs to %s"
-                             % (files, objdir))
+                             % (len(files), objdir))
         run(["lcov", "--quiet", "--capture", "--directory", objdir + "/src",
              "--gcov-tool", "gcov-12", "--output-file", out + "/all.info"] + rc, lcov_log)
         run(["lcov", "--quiet", "--extract", out + "/all.info", objdir + "/src/*",

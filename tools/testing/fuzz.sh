@@ -87,22 +87,18 @@ if [ -n "$replay" ]; then
 	exit $rc
 fi
 
-# Reproducers: base64 between markers on the console (init.sh export_files).
+# Reproducers: the export kwq-repro on the console (init.sh export_files),
+# decoded and checked by console_export.py.
 out=$KWQ_OUT/fuzz
 mkdir -p "$out"
-tr -d '\r' <"$log" | awk -v dir="$out" '
-	/^KWQ-FILE-BEGIN / { f = $2; print f, $3, $4; printf "" >(dir "/" f ".b64"); next }
-	/^KWQ-FILE-END / { close(dir "/" f ".b64"); f = ""; next }
-	f != "" && /^[A-Za-z0-9+\/=]+$/ { print >>(dir "/" f ".b64") }' |
-while read -r f size md5; do
-	base64 -d <"$out/$f.b64" >"$out/$f" 2>/dev/null
-	rm -f "$out/$f.b64"
-	if [ "$(md5sum <"$out/$f" | cut -d' ' -f1)" = "$md5" ]; then
-		say "reproducer $out/$f ($size bytes): make fuzz REPLAY=$out/$f"
-	else
-		say "reproducer $out/$f: damaged on the console (md5 differs; kernel output interleaved?)"
-	fi
-done
+if repros=$("$KWQ_ROOT/tools/testing/console_export.py" "$log" kwq-repro "$out" 2>&1); then
+	while read -r f size; do
+		[ -n "$f" ] && say "reproducer $out/$f ($size bytes): make fuzz REPLAY=$out/$f"
+	done <<<"$repros"
+else
+	say "reproducers lost: $repros"
+	rc=1
+fi
 
 grep -a -E '# (seed|calls|kcov|VM CPU|thread time) ' "$log" | tr -d '\r' | sed 's/^.*# /  /'
 calls=$(grep -a -oE '# calls [0-9]+ in' "$log" | grep -oE '[0-9]+' | tail -1)

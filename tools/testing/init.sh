@@ -120,46 +120,49 @@ fault_attrs() {
 		echo 0 >$d/fail_page_alloc/min-order
 }
 
-# export_files DIR: hand each file in DIR to the host (the console is the
-# only channel out): base64 between "KWQ-FILE-BEGIN NAME BYTES MD5" and
-# "KWQ-FILE-END NAME"; tools/testing/fuzz.sh takes them out of the log.
+# export_files DIR: hand the files under DIR to the host, which has only
+# the console: a gzipped tar in base64 between
+# "KWQ-EXPORT-BEGIN NAME FILES SHA256" and "KWQ-EXPORT-END NAME", NAME
+# being DIR's basename, decoded by tools/testing/console_export.py (for
+# tools/testing/fuzz.sh and coverage.py). Kernel messages are held back
+# meanwhile so that none splits a line. Nothing for an empty or missing
+# DIR (status 1); a tar that fails is a failed step (status 2).
 export_files() {
-	local f
-	for f in "$1"/*; do
-		[ -f "$f" ] || continue
-		echo "KWQ-FILE-BEGIN $(basename "$f") $(wc -c <"$f") $(md5sum <"$f" | cut -d' ' -f1)"
-		base64 "$f"
-		echo "KWQ-FILE-END $(basename "$f")"
-	done
+	local name n level
+	name=$(basename "$1")
+	n=$(find "$1" -type f 2>/dev/null | wc -l)
+	[ "$n" -gt 0 ] || return 1
+	if ! tar -C "$1" -czf /tmp/export.tgz .; then
+		step_result FAIL "export $name" "tar of $1 failed"
+		return 2
+	fi
+	level=$(cut -f1 /proc/sys/kernel/printk)
+	echo 1 >/proc/sys/kernel/printk
+	echo "KWQ-EXPORT-BEGIN $name $n $(sha256sum </tmp/export.tgz | cut -d' ' -f1)"
+	base64 /tmp/export.tgz
+	echo "KWQ-EXPORT-END $name"
+	echo "$level" >/proc/sys/kernel/printk
+	rm -f /tmp/export.tgz
 }
 
 # gcov_dump: hand the gcov data of the profiled objects (kwq.ko built
-# with KWQ_GCOV=1; gcov_persist keeps it after rmmod) to the host, which
-# has only the console: a gzipped tar in base64 between
-# KWQ-GCOV-BEGIN <files> <sha256> and KWQ-GCOV-END, decoded by
-# tools/testing/coverage.py. Kernel messages are held back meanwhile so
-# that none splits a line. Debugfs reports no size: each file is copied
-# with cat before tar sees it.
+# with KWQ_GCOV=1; gcov_persist keeps it after rmmod) to the host with
+# export_files, as the export "gcov" (coverage.py). Debugfs reports no
+# size: each file is copied with cat before tar sees it.
 gcov_dump() {
-	local g=/sys/kernel/debug/gcov f n=0 level
-	rm -rf /tmp/gcov /tmp/gcov.tgz
+	local g=/sys/kernel/debug/gcov f n=0
+	rm -rf /tmp/gcov
 	mkdir -p /tmp/gcov
 	for f in $(find $g -name '*.gcda' 2>/dev/null); do
 		mkdir -p "/tmp/gcov$(dirname "${f#"$g"}")"
 		cat "$f" >"/tmp/gcov${f#"$g"}" || break
 		n=$((n + 1))
 	done
-	if [ $n = 0 ] || ! tar -C /tmp/gcov -czf /tmp/gcov.tgz .; then
+	if [ $n = 0 ]; then
 		step_result FAIL "gcov data dumped" "no .gcda under $g (CONFIG_GCOV_KERNEL, KWQ_GCOV=1?)"
 		return
 	fi
-	level=$(cut -f1 /proc/sys/kernel/printk)
-	echo 1 >/proc/sys/kernel/printk
-	echo "KWQ-GCOV-BEGIN $n $(sha256sum </tmp/gcov.tgz | cut -d' ' -f1)"
-	base64 /tmp/gcov.tgz
-	echo "KWQ-GCOV-END"
-	echo "$level" >/proc/sys/kernel/printk
-	step_result OK "gcov data dumped ($n files)"
+	export_files /tmp/gcov && step_result OK "gcov data dumped ($n files)"
 }
 
 # expect NAME CMD...: a shell check as one step.

@@ -38,13 +38,8 @@ static int dead_op(const struct cmd_ctx *ctx, int argc, char **argv,
 		err_usage("give KEY... or --all");
 		return EX_USAGE;
 	}
-	for (i = 1; i < a.npos; i++) {
-		if (!*a.pos[i] || strlen(a.pos[i]) > KWQ_KEY_LEN_MAX) {
-			err_usage("bad key '%s' (1..%d bytes)", a.pos[i],
-				  KWQ_KEY_LEN_MAX);
-			return EX_USAGE;
-		}
-	}
+	if (check_keys(a.pos + 1, a.npos - 1))
+		return EX_USAGE;
 	fd = attach(ctx, a.pos[0]);
 	if (fd < 0)
 		return EX_ERR;

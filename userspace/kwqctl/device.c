@@ -5,6 +5,7 @@
  * batch stopped at: each prints its own error.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "kwqctl.h"
@@ -52,6 +53,21 @@ int on_queue(const struct cmd_ctx *ctx, const char *queue,
 	}
 	close(fd);
 	return EX_OK;
+}
+
+/* Check @n command-line keys' lengths; prints the usage error. 0 or -1. */
+int check_keys(char **keys, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!*keys[i] || strlen(keys[i]) > KWQ_KEY_LEN_MAX) {
+			err_usage("bad key '%s' (1..%d bytes)", keys[i],
+				  KWQ_KEY_LEN_MAX);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Pack @n command-line keys, each with priority @prio. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kwqctl: the commands on keys: add, add-rate-limited, forget, remove,
- * done, requeues, len and get. Keys are command-line arguments (one
+ * done, touch, requeues, len and get. Keys are command-line arguments (one
  * batch ioctl for many); get prints one key a line.
  */
 #include <errno.h>
@@ -182,6 +182,65 @@ int cmd_done(const struct cmd_ctx *ctx, int argc, char **argv)
 	return keys_cmd(ctx, argc, argv, kwq_done_batch);
 }
 
+enum { TOUCH_PROCESSING_TIMEOUT, TOUCH_NR_OPTS };
+
+const struct cmd_opt touch_opts[] = {
+	[TOUCH_PROCESSING_TIMEOUT] = { "processing-timeout", 0, "DUR",
+		"the new deadline, DUR from now (default: the\n"
+		"queue's --processing-timeout)" },
+	[TOUCH_NR_OPTS] = { NULL, 0, NULL, NULL },
+};
+
+static int touch_opt(void *st, int opt, const char *val)
+{
+	uint64_t *ns = st;
+
+	(void)opt;
+	if (parse_dur_opt("--processing-timeout", val, ns))
+		return -1;
+	if (!*ns) {
+		err_usage("bad --processing-timeout '%s' (more than 0)", val);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The processing deadline of each key moves to DUR from now: one
+ * KWQ_IOC_TOUCH a key, in order, stopping at the first error. This fd
+ * holds no lease, so only keys taken detached (kwqctl get) are ours to
+ * touch; a key leased to a process is EPERM.
+ */
+int cmd_touch(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct cmd_args a;
+	uint64_t ns = 0;
+	const char *why;
+	int fd, i;
+
+	if (cmd_parse(ctx, argc, argv, touch_opt, &ns, &a))
+		return a.rc;
+	if (check_keys(a.pos + 1, a.npos - 1))
+		return EX_USAGE;
+	fd = attach(ctx, a.pos[0]);
+	if (fd < 0)
+		return EX_ERR;
+	for (i = 1; i < a.npos; i++) {
+		if (kwq_touch(fd, a.pos[i], strlen(a.pos[i]), ns) == 0)
+			continue;
+		why = "";
+		if (errno == ENOENT)
+			why = " (not processing)";
+		else if (errno == EPERM)
+			why = " (leased to a process: only keys taken by get can be)";
+		err_errno(errno, "key %s%s", a.pos[i], why);
+		close(fd);
+		return EX_ERR;
+	}
+	close(fd);
+	return EX_OK;
+}
+
 int cmd_requeues(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_args a;
@@ -192,10 +251,8 @@ int cmd_requeues(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
 		return a.rc;
 	key = a.pos[1];
-	if (!*key || strlen(key) > KWQ_KEY_LEN_MAX) {
-		err_usage("bad key '%s' (1..%d bytes)", key, KWQ_KEY_LEN_MAX);
+	if (check_keys(a.pos + 1, 1))
 		return EX_USAGE;
-	}
 	fd = attach(ctx, a.pos[0]);
 	if (fd < 0)
 		return EX_ERR;

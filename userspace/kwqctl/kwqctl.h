@@ -119,6 +119,7 @@ void err_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* device.c */
 int open_dev(const struct cmd_ctx *ctx);
 int attach(const struct cmd_ctx *ctx, const char *queue);
+int check_keys(char **keys, int n);
 int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio);
 void batch_error(int e, char **keys, unsigned int nr, unsigned int done);
 int on_queue(const struct cmd_ctx *ctx, const char *queue,
@@ -128,8 +129,8 @@ int on_queue(const struct cmd_ctx *ctx, const char *queue,
 cmd_fn cmd_create, cmd_destroy, cmd_list, cmd_shutdown;	/* queue.c */
 extern const struct cmd_opt create_opts[], shutdown_opts[];
 cmd_fn cmd_add, cmd_add_rate_limited, cmd_forget, cmd_remove;	/* keys.c */
-cmd_fn cmd_done, cmd_requeues, cmd_len, cmd_get;
-extern const struct cmd_opt add_opts[], get_opts[];
+cmd_fn cmd_done, cmd_requeues, cmd_len, cmd_get, cmd_touch;
+extern const struct cmd_opt add_opts[], get_opts[], touch_opts[];
 cmd_fn cmd_stats;	/* stats.c */
 extern const struct cmd_opt stats_opts[];
 cmd_fn cmd_work;	/* work.c */

@@ -43,6 +43,12 @@ static const struct cmd commands[] = {
 	  .tail = "Exit status 3: nothing before the timeout; 4: shut down and empty.\n" },
 	{ .name = "done", .fn = cmd_done, .usage = "QUEUE KEY...",
 	  .desc = "Mark processing keys done (also keys another process got).\n" },
+	{ .name = "touch", .fn = cmd_touch,
+	  .usage = "QUEUE [--processing-timeout DUR] KEY...",
+	  .desc = "Move the processing deadline of keys taken by `kwqctl get` to DUR\n"
+		  "from now (a heartbeat for a shell worker). Keys leased to a\n"
+		  "process (kwqctl work, libkwq) only their holder can touch.\n",
+	  .opts = touch_opts },
 	{ .name = "shutdown", .fn = cmd_shutdown, .usage = "QUEUE [--drain]",
 	  .desc = "Shut the queue down: no more adds, delayed keys dropped.\n",
 	  .opts = shutdown_opts },

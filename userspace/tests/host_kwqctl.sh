@@ -59,10 +59,12 @@ comp() {
 		_ "$COMPLETION" "$1"
 }
 check completion_commands 0 test "$(comp "$K ")" = \
-	"create destroy list add add-rate-limited forget requeues remove len get done shutdown stats work inspect dead revive purge"
+	"create destroy list add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
 	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --help"
 check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"
+check completion_touch_options 0 test "$(comp "$K touch q --")" = "--processing-timeout --help"
+check completion_touch_no_option_value 0 test "$(comp "$K touch q --processing-timeout ")" = ""
 check completion_no_option_value 0 test "$(comp "$K add q --after ")" = ""
 check completion_work_cmd 0 test "$(comp "$K work q -j 2 -- kwqctl_no_such_comman")" = ""
 echo "1..$n"

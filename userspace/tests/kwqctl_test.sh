@@ -8,7 +8,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 80 150
+ktap_begin kwq_kwqctl 85 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -301,6 +301,8 @@ $K add $W nap1
 $K work $W --heartbeat 200ms -- $T/cmd 2>$T/work.err &
 wpid=$!
 wait_for 1 '^nap1' $T/ran
+# Its lease is work's: another process cannot touch it (2 s of CMD left).
+err_is touch_leased_key_eperm 1 EPERM $K touch $W nap1
 sleep 3
 run $K stats $W --json
 grep -q '"processing_timeouts_total":0' $T/out && grep -q '"processing":0' $T/out &&
@@ -310,6 +312,24 @@ $K shutdown $W --drain
 wait $wpid
 $K destroy $W
 rc_is create_bad_processing_timeout 1 $K create $W --processing-timeout 1us
+
+# --- touch: the deadline of keys taken by get, from the shell -----------
+# "kept" is touched 1 h ahead well before its 3 s deadline; "lost", taken
+# with it, is not and is taken back: 5 s later only "lost" timed out.
+H=$Q-touch
+$K create $H --processing-timeout 3s
+$K add $H kept lost
+$K get $H -n 2 >/dev/null
+rc_is touch_before_deadline 0 $K touch $H --processing-timeout 1h kept
+sleep 5
+run $K inspect $H kept
+grep -q '^kept processing ' $T/out && pass touched_key_not_timed_out ||
+	fail touched_key_not_timed_out "$(cat $T/out)"
+run $K stats $H --json
+grep -q '"processing_timeouts_total":1[,}]' $T/out && pass untouched_key_timed_out ||
+	fail untouched_key_timed_out "$(cat $T/out)"
+err_is touch_not_held_enoent 1 ENOENT $K touch $H nope
+$K destroy $H
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help
