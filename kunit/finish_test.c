@@ -183,10 +183,7 @@ static void delayed_key_waits_for_its_deadline(struct kunit *test)
 	ft_finish(test, q, &item);
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, kt_state(q, "a"));
 	/* The deadline counts from the add, not from the finish. */
-	kt_advance(c, 6 * MS - 1);
-	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
-	kt_advance(c, 1);
-	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	kt_expect_ready_at(test, q, c, 6 * MS);
 }
 
 static void delayed_key_past_its_deadline_is_ready(struct kunit *test)
