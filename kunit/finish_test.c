@@ -143,13 +143,29 @@ static void ft_finish(struct kunit *test, struct kwq *q,
 	KUNIT_EXPECT_EQ_MSG(test, 0, f->finish(q, item, "a"), "%s", f->name);
 }
 
-static void clean_key_is_forgotten(struct kunit *test)
+/* What happened to "a" while it ran. */
+enum ft_meanwhile { FT_NOTHING, FT_ADDED, FT_DELAYED };
+
+/* A queue (ft_create()) where "a" runs, *@item its lease, after @m. */
+static struct kwq *ft_running(struct kunit *test, struct kt_clock **c,
+			      enum ft_meanwhile m, struct kwq_item *item)
 {
-	struct kwq *q = ft_create(test, NULL, NULL);
-	struct kwq_item item;
+	struct kwq *q = ft_create(test, NULL, c);
 
 	kt_add(q, "a");
-	item = kt_get(test, q, "a");
+	*item = kt_get(test, q, "a");
+	if (m == FT_ADDED)
+		kt_add(q, "a");
+	else if (m == FT_DELAYED)
+		kt_add_after(q, "a", 10 * MS);
+	return q;
+}
+
+static void clean_key_is_forgotten(struct kunit *test)
+{
+	struct kwq_item item;
+	struct kwq *q = ft_running(test, NULL, FT_NOTHING, &item);
+
 	ft_finish(test, q, &item);
 	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, processing));
@@ -158,12 +174,9 @@ static void clean_key_is_forgotten(struct kunit *test)
 
 static void dirty_key_is_ready_again(struct kunit *test)
 {
-	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
+	struct kwq *q = ft_running(test, NULL, FT_ADDED, &item);
 
-	kt_add(q, "a");
-	item = kt_get(test, q, "a");
-	kt_add(q, "a");
 	ft_finish(test, q, &item);
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
@@ -173,12 +186,9 @@ static void dirty_key_is_ready_again(struct kunit *test)
 static void delayed_key_waits_for_its_deadline(struct kunit *test)
 {
 	struct kt_clock *c;
-	struct kwq *q = ft_create(test, NULL, &c);
 	struct kwq_item item;
+	struct kwq *q = ft_running(test, &c, FT_DELAYED, &item);
 
-	kt_add(q, "a");
-	item = kt_get(test, q, "a");
-	kt_add_after(q, "a", 10 * MS);
 	kt_advance(c, 4 * MS);
 	ft_finish(test, q, &item);
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, kt_state(q, "a"));
@@ -189,12 +199,9 @@ static void delayed_key_waits_for_its_deadline(struct kunit *test)
 static void delayed_key_past_its_deadline_is_ready(struct kunit *test)
 {
 	struct kt_clock *c;
-	struct kwq *q = ft_create(test, NULL, &c);
 	struct kwq_item item;
+	struct kwq *q = ft_running(test, &c, FT_DELAYED, &item);
 
-	kt_add(q, "a");
-	item = kt_get(test, q, "a");
-	kt_add_after(q, "a", 10 * MS);
 	kt_advance(c, 10 * MS);
 	ft_finish(test, q, &item);
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
@@ -204,12 +211,9 @@ static void delayed_key_past_its_deadline_is_ready(struct kunit *test)
 
 static void delayed_key_is_dropped_after_shutdown(struct kunit *test)
 {
-	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
+	struct kwq *q = ft_running(test, NULL, FT_DELAYED, &item);
 
-	kt_add(q, "a");
-	item = kt_get(test, q, "a");
-	kt_add_after(q, "a", 10 * MS);
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
 	ft_finish(test, q, &item);
 	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
@@ -220,12 +224,9 @@ static void delayed_key_is_dropped_after_shutdown(struct kunit *test)
 
 static void dirty_key_is_ready_again_after_shutdown(struct kunit *test)
 {
-	struct kwq *q = ft_create(test, NULL, NULL);
 	struct kwq_item item;
+	struct kwq *q = ft_running(test, NULL, FT_ADDED, &item);
 
-	kt_add(q, "a");
-	item = kt_get(test, q, "a");
-	kt_add(q, "a");
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
 	ft_finish(test, q, &item);
 	/* client-go hands out what is queued until it is empty. */
