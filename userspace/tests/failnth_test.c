@@ -38,6 +38,8 @@
  */
 #include "kwqtest.h"
 
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #define NCLASS		26
@@ -1310,6 +1312,96 @@ static void run_lifecycle(void)
 	tally("DESTROY", nd);
 }
 
+/*
+ * One step of run_create_first(), in a child: a new IPC namespace, an
+ * unprivileged user of its own (@uid), CREATE with its @n th allocation
+ * failed. Exit status: 0 the fault hit and all held, 1 no fault was
+ * injected (all held), 2 something did not hold (said on stdout).
+ */
+static int create_first_step(unsigned int n, uid_t uid)
+{
+	struct kwq_create_args ca;
+	int fd, err, inj;
+	uint64_t len;
+
+	if (unshare(CLONE_NEWIPC) < 0 || setresgid(uid, uid, uid) < 0 ||
+	    setresuid(uid, uid, uid) < 0) {
+		printf("    # N=%u: unshare or setresuid: %s\n", n,
+		       strerror(errno));
+		return 2;
+	}
+	/* Ours now: the parent's files are its own thread's. */
+	prctl(PR_SET_DUMPABLE, 1);
+	fnth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	fd = open("/dev/kwq", O_RDWR | O_CLOEXEC);
+	if (fnth < 0 || fd < 0) {
+		printf("    # N=%u: open: %s\n", n, strerror(errno));
+		return 2;
+	}
+	memset(&ca, 0, sizeof(ca));
+	snprintf(ca.name, sizeof(ca.name), "fnth-first");
+	inj = armed_ioctl(fd, KWQ_IOC_CREATE, &ca, n, &err);
+	if (err && (err != ENOMEM || !inj)) {
+		printf("    # N=%u: CREATE: %s\n", n, kt_ename(err));
+		return 2;
+	}
+	/* ENOMEM: nothing listed, the fd unattached; a retry works. */
+	if (err && (count_queues(fd) != 0 || kwq_len(fd, &len) == 0 ||
+		    errno != ENOTCONN || ioctl(fd, KWQ_IOC_CREATE, &ca) < 0)) {
+		printf("    # N=%u: ENOMEM left a trace, or no retry (%s)\n",
+		       n, kt_ename(errno));
+		return 2;
+	}
+	if (count_queues(fd) != 1 || kwq_add(fd, "x", 1) < 0 ||
+	    kt_len(fd) != 1 || kwq_destroy(fd, ca.name) < 0) {
+		printf("    # N=%u: queue not usable: %s\n", n,
+		       kt_ename(errno));
+		return 2;
+	}
+	return inj ? 0 : 1;
+}
+
+/*
+ * CREATE of the first queue of an IPC namespace by a user without
+ * CAP_SYS_ADMIN allocates more than run_lifecycle()'s: the namespace's
+ * record and the user's limits (dev.c: kwq_ns_get(), kwq_user_get()).
+ * Each step forks a child that makes both new (another uid each time),
+ * so that every step reaches them.
+ */
+static void run_create_first(void)
+{
+	unsigned int n, nc = 0;
+	int status = 0, bad = 0;
+	pid_t pid;
+
+	for (n = 1; n <= MAX_STEPS && !bad; n++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			status = create_first_step(n, 20000 + n);
+			fflush(stdout);
+			_exit(status);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) == 2) {
+			bad = 1;
+			break;
+		}
+		if (WEXITSTATUS(status) == 1)
+			break;
+		nc++;
+	}
+	ktap_check(!bad && n > 1,
+		   "CREATE of a namespace's first queue, unprivileged: ENOMEM "
+		   "with nothing left, or a queue", "step %u (status %#x)", n,
+		   status);
+	printf("    # CREATE (new namespace, new user): %u failure points\n",
+	       nc);
+	tally("CREATE", nc);
+}
+
 /* kmemleak: scan twice (objects must be 5 s old and stable), expect none */
 static void leak_check(void)
 {
@@ -1336,7 +1428,7 @@ int main(void)
 	unsigned int i;
 	struct stat sb;
 
-	kt_setup("kwq_failnth", (int)ARRAY_SIZE(scens) + 6, 1500);
+	kt_setup("kwq_failnth", (int)ARRAY_SIZE(scens) + 7, 1500);
 	fnth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	mif = open("/proc/thread-self/make-it-fail", O_RDWR | O_CLOEXEC);
 	memset(out, 0, sizeof(out));
@@ -1352,6 +1444,7 @@ int main(void)
 		return ktap_end();
 
 	run_lifecycle();
+	run_create_first();
 	for (i = 0; i < ARRAY_SIZE(scens); i++)
 		run_scen(&scens[i]);
 	for (i = 0; i < ARRAY_SIZE(iocs); i++)
