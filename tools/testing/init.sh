@@ -15,6 +15,13 @@ mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmpfs /tmp 2>/dev/null
 echo 1 >/proc/sys/kernel/panic_on_oops 2>/dev/null
+# The debug kernels report a task blocked over 30 s (their config's
+# CONFIG_DEFAULT_HUNG_TASK_TIMEOUT). KUnit's insmod waits uninterruptibly
+# for each case, and under QEMU TCG on a loaded host one case of
+# kwq_stress or kwq_wheel on debug 7.2 has taken longer. 120 s still
+# names a deadlocked task long before the VM's own timeout.
+HUNG=/proc/sys/kernel/hung_task_timeout_secs
+[ -w $HUNG ] && echo 120 >$HUNG
 KMEMLEAK=/sys/kernel/debug/kmemleak
 # Leaks from before the tests (boot) are not ours.
 [ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
