@@ -338,6 +338,7 @@ struct step {
 	struct kwq_get_args get;
 	struct kwq_done_get_args dg;
 	struct kwq_key_args key;
+	struct kwq_touch_args touch;
 	struct kwq_create_args create;
 	struct kwq_open_args open;
 	struct kwq_list_args list;
@@ -641,6 +642,13 @@ static void p_get(struct step *s, unsigned int max)
 static void p_get1(struct step *s) { p_get(s, 1); }
 static void p_get64(struct step *s) { p_get(s, 64); }
 
+/* GET of one key with a processing deadline: a record for the deadline */
+static void p_get_deadline(struct step *s)
+{
+	p_get(s, 1);
+	s->get.processing_timeout_ns = 3600ULL * 1000000000ULL;
+}
+
 /* Keys taken from a0.. in order: now processing. */
 static void e_taken(unsigned int nr)
 {
@@ -748,6 +756,19 @@ static void p_requeues(struct step *s)
 	s->key.len = KLEN;
 	s->cmd = KWQ_IOC_NUM_REQUEUES;
 	s->arg = &s->key;
+}
+
+/* TOUCH of p0 (leased to the fd, no deadline): its first deadline */
+static void p_touch(struct step *s)
+{
+	static char b[KBUF];
+
+	memset(&s->touch, 0, sizeof(s->touch));
+	s->touch.key = (uintptr_t)key(b, 'p', 0);
+	s->touch.len = KLEN;
+	s->touch.processing_timeout_ns = 3600ULL * 1000000000ULL;
+	s->cmd = KWQ_IOC_TOUCH;
+	s->arg = &s->touch;
 }
 
 static void p_len(struct step *s)
@@ -946,6 +967,9 @@ static const struct scen scens[] = {
 	  e_add_rl_batch, 0 },
 	{ "GET", "one key", p_get1, e_get, 0 },
 	{ "GET", "up to 64 keys", p_get64, e_get, 0 },
+	{ "GET", "one key with a processing deadline", p_get_deadline, e_get,
+	  0 },
+	{ "TOUCH", "p0, its first deadline", p_touch, e_none, 0 },
 	{ "DONE", "4 keys", p_done, e_done, 0 },
 	{ "DONE_GET", "finish 4, take up to 8", p_done_get, e_done_get, 0 },
 	{ "FORGET", "a key with a failure count", p_forget, e_forget, 0 },
@@ -967,7 +991,7 @@ static const struct scen scens[] = {
 static const char *const iocs[] = {
 	"open", "CREATE", "OPEN", "DESTROY", "LIST", "ADD", "GET", "DONE",
 	"FORGET", "REMOVE", "NUM_REQUEUES", "LEN", "SHUTDOWN", "STATS",
-	"DONE_GET", "INSPECT",
+	"DONE_GET", "INSPECT", "TOUCH",
 };
 
 static unsigned long points[ARRAY_SIZE(iocs)], total;
