@@ -339,6 +339,7 @@ struct step {
 	struct kwq_done_get_args dg;
 	struct kwq_key_args key;
 	struct kwq_touch_args touch;
+	struct kwq_dead_args dead;
 	struct kwq_create_args create;
 	struct kwq_open_args open;
 	struct kwq_list_args list;
@@ -771,6 +772,18 @@ static void p_touch(struct step *s)
 	s->arg = &s->touch;
 }
 
+/* REVIVE and PURGE of every dead key (there is none): no allocation */
+static void p_dead_all(struct step *s, unsigned long cmd)
+{
+	memset(&s->dead, 0, sizeof(s->dead));
+	s->dead.flags = KWQ_DEAD_ALL;
+	s->cmd = cmd;
+	s->arg = &s->dead;
+}
+
+static void p_revive_all(struct step *s) { p_dead_all(s, KWQ_IOC_REVIVE); }
+static void p_purge_all(struct step *s) { p_dead_all(s, KWQ_IOC_PURGE); }
+
 static void p_len(struct step *s)
 {
 	s->cmd = KWQ_IOC_LEN;
@@ -970,6 +983,8 @@ static const struct scen scens[] = {
 	{ "GET", "one key with a processing deadline", p_get_deadline, e_get,
 	  0 },
 	{ "TOUCH", "p0, its first deadline", p_touch, e_none, 0 },
+	{ "REVIVE", "every dead key", p_revive_all, e_none, 0 },
+	{ "PURGE", "every dead key", p_purge_all, e_none, 0 },
 	{ "DONE", "4 keys", p_done, e_done, 0 },
 	{ "DONE_GET", "finish 4, take up to 8", p_done_get, e_done_get, 0 },
 	{ "FORGET", "a key with a failure count", p_forget, e_forget, 0 },
@@ -991,7 +1006,7 @@ static const struct scen scens[] = {
 static const char *const iocs[] = {
 	"open", "CREATE", "OPEN", "DESTROY", "LIST", "ADD", "GET", "DONE",
 	"FORGET", "REMOVE", "NUM_REQUEUES", "LEN", "SHUTDOWN", "STATS",
-	"DONE_GET", "INSPECT", "TOUCH",
+	"DONE_GET", "INSPECT", "TOUCH", "REVIVE", "PURGE",
 };
 
 static unsigned long points[ARRAY_SIZE(iocs)], total;
