@@ -459,6 +459,63 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
 }
 
 /*
+ * Small copies in whole 8-byte words: the argument structs and one key's
+ * record, the copies every call makes. One user access window of plain
+ * loads or stores, where copy_{from,to}_user() adds a run-time object
+ * size check (the sizes are not constants) and a string copy per call,
+ * which under QEMU TCG cost more than the rest of the call (see
+ * Documentation/benchmarks.rst). Anything else goes through
+ * copy_{from,to}_user(). @k is the caller's own buffer of @len bytes,
+ * 8-byte aligned.
+ */
+#define KWQ_WORDS_MAX		KWQ_REC_SIZE_MAX
+
+static bool kwq_words_ok(const void __user *u, size_t len)
+{
+	return len <= KWQ_WORDS_MAX && IS_ALIGNED(len, sizeof(u64)) &&
+	       (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
+		IS_ALIGNED((unsigned long)u, sizeof(u64)));
+}
+
+static int kwq_copy_in(void *k, const void __user *u, size_t len)
+{
+	const u64 __user *src = u;
+	u64 *dst = k;
+	size_t i;
+
+	if (!kwq_words_ok(u, len))
+		return copy_from_user(k, u, len) ? -EFAULT : 0;
+	if (!user_read_access_begin(u, len))
+		return -EFAULT;
+	for (i = 0; i < len / sizeof(u64); i++)
+		unsafe_get_user(dst[i], &src[i], efault);
+	user_read_access_end();
+	return 0;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+static int kwq_copy_out(void __user *u, const void *k, size_t len)
+{
+	u64 __user *dst = u;
+	const u64 *src = k;
+	size_t i;
+
+	if (!kwq_words_ok(u, len))
+		return copy_to_user(u, k, len) ? -EFAULT : 0;
+	if (!user_write_access_begin(u, len))
+		return -EFAULT;
+	for (i = 0; i < len / sizeof(u64); i++)
+		unsafe_put_user(src[i], &dst[i], efault);
+	user_write_access_end();
+	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
+/*
  * Copy a size-versioned argument struct in. The size comes from the ioctl
  * number: smaller than the first version (@min) is EINVAL, an older one
  * reads as zero past its end, a larger one must have a zero tail (E2BIG
@@ -471,19 +528,15 @@ static __always_inline int kwq_copy_args(void *dst, size_t ksize, size_t min,
 
 	if (usize < min)
 		return -EINVAL;
-	/*
-	 * This version's size, the common case: inlined, a copy of constant
-	 * size, which hardened usercopy need not check at run time.
-	 */
+	/* This version's size, the common case. */
 	if (usize == ksize)
-		return copy_from_user(dst, (void __user *)arg, ksize) ?
-		       -EFAULT : 0;
+		return kwq_copy_in(dst, (void __user *)arg, ksize);
 	return copy_struct_from_user(dst, ksize, (void __user *)arg, usize);
 }
 
 static int kwq_copy_args_out(unsigned long arg, const void *src, size_t ksize)
 {
-	return copy_to_user((void __user *)arg, src, ksize) ? -EFAULT : 0;
+	return kwq_copy_out((void __user *)arg, src, ksize);
 }
 
 static bool kwq_name_terminated(const char *name)
@@ -946,8 +999,8 @@ static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 	buf = kwq_buf_get(kf, len, small, false);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	ret = -EFAULT;
-	if (!copy_from_user(buf, u64_to_user_ptr(uptr), len))
+	ret = kwq_copy_in(buf, u64_to_user_ptr(uptr), len);
+	if (!ret)
 		ret = kwq_recs_check(buf, len, nr, prio_ok);
 	if (ret) {
 		kwq_buf_put(kf, buf, small);
@@ -1036,7 +1089,7 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	};
 	struct kwq_keys_args __user *uarg = (void __user *)c->arg;
 	u64 __user *udelays = NULL;
-	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
+	u8 small[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
 	struct kwq_keys_args *a = &c->a.keys;
 	u64 *delays = NULL;
 	u8 *buf;
@@ -1193,7 +1246,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	     struct kwq_get_args *a, struct kwq_done_in *din)
 {
 	struct kwq_item items[KWQ_GET_ROUND] __uninitialized;
-	u8 one[KWQ_REC_SIZE_MAX] __uninitialized;
+	u8 one[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
 	struct kwq_recs_out out;
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
@@ -1275,7 +1328,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			break;
 		n = ret;
 		ret = 0;
-		if (copy_to_user(u64_to_user_ptr(a->recs) + a->used, out.buf,
+		if (kwq_copy_out(u64_to_user_ptr(a->recs) + a->used, out.buf,
 				 out.len)) {
 			/*
 			 * Fault: the round's keys go back to the head of
@@ -1377,7 +1430,7 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 {
 	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
 	struct kwq_done_in din = {}, *pdin = NULL;
-	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
+	u8 small[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
 	struct kwq_done_get_args *a = &c->a.done_get;
 	u8 *buf = NULL;
 	u32 off = 0;
