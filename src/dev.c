@@ -1058,7 +1058,13 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 			o = *opts;
 			if (o.delays)
 				o.delays += *done;
-			ret = kwq_add_batch(q, keys, n, &o, &k);
+			/* One key: no batch machinery (the single-key ADD). */
+			if (n == 1) {
+				ret = kwq_add_key(q, keys, &o);
+				k = !ret;
+			} else {
+				ret = kwq_add_batch(q, keys, n, &o, &k);
+			}
 			break;
 		case KWQ_OP_DONE:
 			/* Leased to this file, or detached (owned by nobody). */
