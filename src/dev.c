@@ -1426,6 +1426,128 @@ static int kwq_ioc_get(struct kwq_ioc *c)
 }
 
 /*
+ * A one-key DONE_GET's first user access: zero the outputs (proving them
+ * writable before a key is finished or taken, as kwq_get_args_out()
+ * does) and read the record to finish (kwq_words_ok()) into @rec, in one
+ * window.
+ */
+static int kwq_done_one_in(struct kwq_done_get_args __user *u,
+			   const struct kwq_done_get_args *a, u64 *rec)
+{
+	const u64 __user *src = u64_to_user_ptr(a->done_recs);
+	u32 i;
+
+	/* A record out of range: EFAULT, the outputs zeroed all the same. */
+	if (!access_ok(src, a->done_len)) {
+		kwq_get_args_out(&u->get, &a->get, &u->done, 0);
+		return -EFAULT;
+	}
+	if (!user_access_begin(&u->done, (u8 __user *)(u + 1) -
+			       (u8 __user *)&u->done))
+		return -EFAULT;
+	unsafe_put_user(0, &u->done, efault);
+	unsafe_put_user(0, &u->get.nr, efault);
+	unsafe_put_user(0, &u->get.used, efault);
+	for (i = 0; i < a->done_len / sizeof(u64); i++)
+		unsafe_get_user(rec[i], &src[i], efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * A one-key DONE_GET's last user access once it took a key: the key's
+ * record (@rec, @len bytes) and the outputs, in one window. -EFAULT; if
+ * the record was not written, *@handed is false and the caller puts the
+ * key back.
+ */
+static int kwq_done_one_out(struct kwq_done_get_args __user *u,
+			    const struct kwq_done_get_args *a, const u64 *rec,
+			    u32 len, bool *handed)
+{
+	u64 __user *dst = u64_to_user_ptr(a->get.recs);
+	u32 i;
+
+	*handed = false;
+	if (!access_ok(dst, len) ||
+	    !user_access_begin(&u->done, (u8 __user *)(u + 1) -
+			       (u8 __user *)&u->done))
+		return -EFAULT;
+	for (i = 0; i < len / sizeof(u64); i++)
+		unsafe_put_user(rec[i], &dst[i], efault);
+	*handed = true;
+	unsafe_put_user(a->done, &u->done, efault);
+	unsafe_put_user(1, &u->get.nr, efault);
+	unsafe_put_user(len, &u->get.used, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * KWQ_IOC_DONE_GET of one key to finish and at most one to take, a worker
+ * loop's call: what kwq_ioc_done_get() does, without its buffers and
+ * rounds, in two user access windows instead of four. Only a call that
+ * must wait for a key goes on as the general path's get part does.
+ */
+static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
+{
+	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
+	struct kwq_done_get_args *a = &c->a.done_get;
+	u64 in[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
+	u64 out[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
+	struct kwq_recs_out ro = { .buf = (u8 *)out };
+	const struct kwq_get_ctl ctl = {
+		.abort = &c->uq->dead, .copy = kwq_rec_copy, .arg = &ro,
+		.processing_timeout_ns = a->get.processing_timeout_ns,
+	};
+	void *owner = a->get.flags & KWQ_GET_DETACHED ? NULL : c->kf;
+	struct kwq_item item;
+	struct kwq_key key;
+	unsigned int done;
+	bool handed;
+	u32 off = 0;
+	int ret;
+
+	ret = kwq_done_one_in(uarg, a, in);
+	if (!ret)
+		ret = kwq_recs_check((u8 *)in, a->done_len, 1, false);
+	if (ret)
+		return ret;
+	kwq_recs_keys((u8 *)in, &off, &key, 1);
+	/* Leased to this file, or detached (owned by nobody). */
+	ret = kwq_done_keys_take(c->uq->q, &key, 1, c->kf, &done, owner,
+				 &item, 1, &ctl);
+	a->done = done;
+	/* The key was not finished: nothing was taken (done reads 0). */
+	if (!done)
+		return kwq_uq_err(c->uq, ret);
+	if (ret == 1) {
+		ret = kwq_done_one_out(uarg, a, out, ro.len, &handed);
+		if (handed)
+			return ret;
+		/* As kwq_get_keys(): the key goes back, none is lost. */
+		kwq_unget(c->uq->q, &item);
+		ret = -EFAULT;
+	}
+	/* None ready: wait as the general path's get part does. */
+	if (ret == -EAGAIN)
+		ret = kwq_get_keys(c->file, c->kf, c->uq, &a->get, NULL);
+	else
+		ret = kwq_uq_err(c->uq, ret);
+	/* As kwq_ioc_done_get(): the key finished is not finished again. */
+	if (ret == -ERESTARTSYS)
+		ret = -EINTR;
+	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
+		return -EFAULT;
+	return ret;
+}
+
+/*
  * KWQ_IOC_DONE_GET: a worker's whole cycle in one call. The keys to
  * finish are checked and finished first; only if all were does the call
  * go on to take keys as KWQ_IOC_GET does. The last KWQ_DONE_LAST keys
@@ -1448,6 +1570,15 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 	a->done = 0;
 	if (a->pad || (!a->done_nr && (a->done_len || a->done_recs)))
 		return -EINVAL;
+	/*
+	 * A worker loop's call: one key finished, one taken. Its windows
+	 * each reach two ranges (arguments and record), which needs a user
+	 * access window that opens all of user space, as x86's does.
+	 */
+	if (IS_ENABLED(CONFIG_X86) && a->done_nr == 1 && a->get.max == 1 &&
+	    kwq_words_ok(u64_to_user_ptr(a->done_recs), a->done_len) &&
+	    kwq_words_ok(u64_to_user_ptr(a->get.recs), sizeof(u64)))
+		return kwq_ioc_done_get_one(c);
 	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
 		return -EFAULT;
 	if (a->done_nr) {
