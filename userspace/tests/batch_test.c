@@ -102,7 +102,7 @@ int main(void)
 	char key[KWQ_KEY_LEN_MAX];
 	void *ro;
 
-	kt_setup("kwq_batch", 29, 120);
+	kt_setup("kwq_batch", 31, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -306,10 +306,43 @@ int main(void)
 		   "done_get_one_bad_call_finishes_nothing",
 		   "ret %d errno %s processing %ld len %ld", finished,
 		   kt_ename((int)len), processing(fd), kt_len(fd));
+	/* a done record outside user space: EFAULT, nothing finished */
+	((unsigned char *)rb.buf)[sizeof(struct kwq_rec) + 2] = 0;
+	ra->done_recs = (uintptr_t)-4096;
+	ra->done = 7;
+	ra->get.nr = 7;
+	errno = 0;
+	finished = ioctl(fd, KWQ_IOC_DONE_GET, ra);
+	len = errno;
+	ktap_check(finished < 0 && len == EFAULT && processing(fd) == 1 &&
+		   kt_len(fd) == 1 && ra->done == 0 && ra->get.nr == 0,
+		   "done_get_one_record_outside_user_space_efault",
+		   "ret %d errno %s processing %ld len %ld done %u nr %u",
+		   finished, kt_ename((int)len), processing(fd), kt_len(fd),
+		   ra->done, ra->get.nr);
 	munmap(ro, 8192);
 	kt_done(fd, "f2");
 	kt_take(fd, 0, 0, 1, got, sizeof(got));
 	kt_done(fd, got);
+
+	/* A batch DONE_GET finds nothing ready after its done: it waits. */
+	kt_add(fd, "v1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	pid = fork();
+	if (pid == 0) {
+		kt_sleep_ms(150);
+		_exit(kt_add(kt_attach(name), "v2") ? 1 : 0);
+	}
+	t0 = kt_now();
+	finished = kwq_done_get(fd, keys("v1"), &done, buf, sizeof(buf), 2, 0,
+				0, 5 * KT_SEC, &used);
+	ktap_check(n == 1 && finished == 1 && done == 1 &&
+		   !strcmp(names(finished, used, got, sizeof(got)), "v2") &&
+		   kt_wait(pid) == 0 && kt_now() - t0 >= 100 * KT_MS,
+		   "done_get_batch_waits_after_its_done",
+		   "ret %d done %u got '%s' after %lld ms", finished, done, got,
+		   (long long)((kt_now() - t0) / KT_MS));
+	kt_done(fd, "v2");
 
 	/*
 	 * 20 keys, more than the critical section that takes finishes: the
