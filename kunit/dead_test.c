@@ -28,16 +28,6 @@ static struct kwq *dt_create(struct kunit *test, u32 max_retries,
 	return kt_create(test, &cfg, c);
 }
 
-/* One failed run of ready @key: get, add_rate_limited, done; the delay. */
-static u64 dt_fail(struct kunit *test, struct kwq *q, const char *key)
-{
-	struct kwq_item item = kt_get(test, q, key);
-	u64 delay = kt_rate_limited(test, q, key);
-
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-	return delay;
-}
-
 /* Fail @key until it is dead: @retries requeues, then the last failure. */
 static void dt_kill(struct kunit *test, struct kwq *q, struct kt_clock *c,
 		    const char *key, u32 retries)
@@ -46,8 +36,8 @@ static void dt_kill(struct kunit *test, struct kwq *q, struct kt_clock *c,
 
 	kt_add(q, key);
 	for (i = 0; i < retries; i++)
-		kt_advance(c, dt_fail(test, q, key));
-	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, dt_fail(test, q, key));
+		kt_advance(c, kt_fail(test, q, key));
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_fail(test, q, key));
 }
 
 /*
@@ -60,7 +50,7 @@ static struct kwq_item dt_dying(struct kunit *test, struct kwq *q,
 	struct kwq_item item;
 
 	kt_add(q, key);
-	kt_advance(c, dt_fail(test, q, key));
+	kt_advance(c, kt_fail(test, q, key));
 	item = kt_get(test, q, key);
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, key));
 	return item;
@@ -78,12 +68,12 @@ static void key_dies_after_max_retries(struct kunit *test)
 
 	kt_add(q, "a");
 	/* Two retries are requeued as in client-go... */
-	KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
+	KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, kt_fail(test, q, "a"));
 	kt_advance(c, 1000 * MS);
-	KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
+	KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, kt_fail(test, q, "a"));
 	kt_advance(c, 1000 * MS);
 	/* ...the third failure is the last. */
-	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_fail(test, q, "a"));
 	kt_advance(c, 1000 * MS);
 	kt_expect_empty(test, q);
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
@@ -100,7 +90,7 @@ static void no_max_retries_requeues_forever(struct kunit *test)
 
 	kt_add(q, "a");
 	for (i = 0; i < 20; i++) {
-		KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
+		KUNIT_EXPECT_NE(test, KWQ_DELAY_DEAD, kt_fail(test, q, "a"));
 		kt_advance(c, 2000 * NSEC_PER_SEC);
 	}
 	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dead));
@@ -126,7 +116,7 @@ static void waiting_key_dies_at_once(struct kunit *test)
 	struct kwq *q = dt_create(test, 1, 0, &c);
 
 	kt_add(q, "a");
-	dt_fail(test, q, "a");
+	kt_fail(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, waiting));
 	/* A failure reported while it waits is its last. */
 	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
@@ -187,9 +177,9 @@ static void revive_makes_key_ready_with_count_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, len));
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 	/* Its full max_retries again. */
-	kt_advance(c, dt_fail(test, q, "a"));
-	kt_advance(c, dt_fail(test, q, "a"));
-	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, dt_fail(test, q, "a"));
+	kt_advance(c, kt_fail(test, q, "a"));
+	kt_advance(c, kt_fail(test, q, "a"));
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_fail(test, q, "a"));
 }
 
 static void revive_of_key_not_dead_changes_nothing(struct kunit *test)
@@ -293,7 +283,7 @@ static void release_owner_buries_dying_key(struct kunit *test)
 	int owner;
 
 	kt_add(q, "a");
-	kt_advance(c, dt_fail(test, q, "a"));
+	kt_advance(c, kt_fail(test, q, "a"));
 	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
 					 &item));
 	kt_rate_limited(test, q, "a");

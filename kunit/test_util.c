@@ -157,6 +157,19 @@ struct kwq_item kt_get(struct kunit *test, struct kwq *q, const char *key)
 	return item;
 }
 
+/*
+ * One failed run of ready @key: get, add_rate_limited, done. Returns the
+ * delay of its retry (KWQ_DELAY_DEAD for its last failure).
+ */
+u64 kt_fail(struct kunit *test, struct kwq *q, const char *key)
+{
+	struct kwq_item item = kt_get(test, q, key);
+	u64 delay = kt_rate_limited(test, q, key);
+
+	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &item));
+	return delay;
+}
+
 void kt_get_done(struct kunit *test, struct kwq *q, const char *key)
 {
 	struct kwq_item item = kt_get(test, q, key);
@@ -275,15 +288,6 @@ const struct kt_add kt_adds[KT_ADDS] = {
 void kt_add_desc(const struct kt_add *a, char *desc)
 {
 	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-/* Fail ready @key once: it waits for its retry with one failure counted. */
-static void kt_fail(struct kunit *test, struct kwq *q, const char *key)
-{
-	struct kwq_item item = kt_get(test, q, key);
-
-	kt_rate_limited(test, q, key);
-	KUNIT_ASSERT_EQ(test, 0, kwq_done(q, &item));
 }
 
 /*
