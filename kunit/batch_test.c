@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit cases for the batch calls: kwq_add_batch(), kwq_get_batch() and
- * kwq_done_batch(), and kwq_done_keys() and kwq_done_keys_take() behind
- * /dev/kwq's DONE and DONE_GET. One behaviour per case; bad input changes
- * nothing, and a batch that stops part way says how far it got.
+ * kwq_done_batch(), and kwq_add_key(), kwq_done_keys() and
+ * kwq_done_keys_take() behind /dev/kwq's ADD, DONE and DONE_GET. One
+ * behaviour per case; bad input changes nothing, and a batch that stops
+ * part way says how far it got.
  */
 
 #include <kunit/test.h>
@@ -219,6 +220,67 @@ static void add_batch_rate_limited_reports_each_delay(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1 * MS, delays[0]);
 	KUNIT_EXPECT_EQ(test, 2 * MS, delays[1]);
 	KUNIT_EXPECT_EQ(test, 2, kt_requeues(q, "a"));
+}
+
+/* kwq_add_key(), /dev/kwq's single-key ADD: kwq_add_batch() of one key. */
+static void add_key_is_a_batch_of_one(struct kunit *test)
+{
+	static const struct kwq_limiter_config l = {
+		.type = KWQ_LIMITER_EXPONENTIAL,
+		.exp = { .base_ns = MS, .max_ns = 1000 * MS },
+	};
+	struct kwq_config cfg = {
+		.nr_limiters = 1, .limiters = { l }, .max_items = 2,
+		.flags = KWQ_CONFIG_CHARGE_CALLER,
+	};
+	const struct kwq_key a = KEY("a", 0), w = KEY("w", 2), r = KEY("r", 0);
+	struct kwq_key bad = { .key = "b", .len = 0 };
+	struct kwq_batch_opts o = { .gfp = GFP_KERNEL, .flags = 0x80 };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	u64 delay = 0;
+
+	/* Bad input changes nothing. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(q, &a, &o));
+	o.flags = KWQ_BATCH_RATE_LIMITED;
+	o.after_ns = 5;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(q, &a, &o));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(q, &a, NULL));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(q, NULL, &kb_now));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(NULL, &a, &kb_now));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(q, &bad, &kb_now));
+	bad.len = KWQ_KEY_MAX + 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_key(q, &bad, &kb_now));
+	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
+	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).adds_total);
+
+	/* A plain add, and again: once. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_key(q, &a, &kb_now));
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_key(q, &a, &kb_now));
+	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).adds_total);
+	/* A delayed one, at its priority; then the cap. */
+	o.flags = 0;
+	o.after_ns = 10 * MS;
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_key(q, &w, &o));
+	KUNIT_EXPECT_EQ(test, 1ULL, kt_stats(test, q).waiting);
+	KUNIT_EXPECT_EQ(test, -ENOSPC, kwq_add_key(q, &r, &kb_now));
+	kt_get_done(test, q, "a");
+	/* Rate-limited: each delay reported, the count kept. */
+	o.after_ns = 0;
+	o.flags = KWQ_BATCH_RATE_LIMITED;
+	o.delays = &delay;
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_key(q, &r, &o));
+	KUNIT_EXPECT_EQ(test, 1 * MS, delay);
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_key(q, &r, &o));
+	KUNIT_EXPECT_EQ(test, 2 * MS, delay);
+	KUNIT_EXPECT_EQ(test, 2, kt_requeues(q, "r"));
+	kt_advance(c, 10 * MS);
+	kt_get_done(test, q, "w");
+	kt_get_done(test, q, "r");
+	kt_expect_empty(test, q);
+	kwq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, -ESHUTDOWN, kwq_add_key(q, &a, &kb_now));
 }
 
 static void get_batch_takes_up_to_max_in_order(struct kunit *test)
@@ -454,6 +516,7 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(add_batch_after_shutdown_is_eshutdown),
 	KUNIT_CASE(add_batch_delays_and_priorities),
 	KUNIT_CASE(add_batch_rate_limited_reports_each_delay),
+	KUNIT_CASE(add_key_is_a_batch_of_one),
 	KUNIT_CASE(get_batch_takes_up_to_max_in_order),
 	KUNIT_CASE(get_batch_ctl_copies_each_key_under_the_lock),
 	KUNIT_CASE(get_batch_rejects_bad_arguments),

@@ -336,6 +336,30 @@ static int kf_batch_limited(struct kf_step *s)
 	return kf_batch(s, GFP_KERNEL, KWQ_BATCH_RATE_LIMITED, 0);
 }
 
+/* /dev/kwq's single-key ADD: a new priority's level, a node, a record. */
+static int kf_add_key(struct kf_step *s, u32 flags)
+{
+	const struct kwq_key k = {
+		.key = flags ? "w0" : "n0", .len = 2, .priority = 3,
+	};
+	const struct kwq_batch_opts o = {
+		.gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL, .flags = flags,
+		.delays = flags ? s->delays : NULL,
+	};
+
+	return kwq_add_key(s->q, &k, &o);
+}
+
+static int kf_add_key_plain(struct kf_step *s)
+{
+	return kf_add_key(s, 0);
+}
+
+static int kf_add_key_limited(struct kf_step *s)
+{
+	return kf_add_key(s, KWQ_BATCH_RATE_LIMITED);
+}
+
 static const struct kf_scen kf_scens[] = {
 	{ "kwq_add", 0, kf_add, KF_READY, false },
 	{ "kwq_add_opts (new priority)", 0, kf_add_prio, KF_READY, false },
@@ -350,6 +374,9 @@ static const struct kf_scen kf_scens[] = {
 	{ "kwq_add_after, charged", 0, kf_add_after, KF_WAITING, true },
 	{ "kwq_add_batch GFP_KERNEL, charged", KF_NR, kf_batch_kernel,
 	  KF_READY, true },
+	{ "kwq_add_key, charged", 0, kf_add_key_plain, KF_READY, true },
+	{ "kwq_add_key rate-limited, charged", 0, kf_add_key_limited,
+	  KF_LIMITED, true },
 };
 
 /*
@@ -374,6 +401,8 @@ KF_CASE(fault_add_batch_rate_limited, 7)
 KF_CASE(fault_add_charged, 8)
 KF_CASE(fault_add_after_charged, 9)
 KF_CASE(fault_add_batch_charged, 10)
+KF_CASE(fault_add_key_charged, 11)
+KF_CASE(fault_add_key_rate_limited_charged, 12)
 
 /* kwq_create(): -ENOMEM leaves no queue registered under the name. */
 static void fault_create_fails_cleanly(struct kunit *test)
@@ -664,6 +693,8 @@ static struct kunit_case kwq_fault_cases[] = {
 	KUNIT_CASE(fault_add_charged),
 	KUNIT_CASE(fault_add_after_charged),
 	KUNIT_CASE_SLOW(fault_add_batch_charged),
+	KUNIT_CASE(fault_add_key_charged),
+	KUNIT_CASE(fault_add_key_rate_limited_charged),
 	KUNIT_CASE(fault_create_fails_cleanly),
 	KUNIT_CASE(fault_publish_fails_cleanly),
 	KUNIT_CASE(fault_grow_work),

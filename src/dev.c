@@ -459,6 +459,63 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
 }
 
 /*
+ * Small copies in whole 8-byte words: the argument structs and one key's
+ * record, the copies every call makes. One user access window of plain
+ * loads or stores, where copy_{from,to}_user() adds a run-time object
+ * size check (the sizes are not constants) and a string copy: 30-80
+ * guest instructions of a one-key ADD and 130-170 of a DONE_GET under
+ * QEMU (Documentation/benchmarks.rst). Anything else goes through
+ * copy_{from,to}_user(). @k is the caller's own buffer of @len bytes,
+ * 8-byte aligned.
+ */
+#define KWQ_WORDS_MAX		KWQ_REC_SIZE_MAX
+
+static bool kwq_words_ok(const void __user *u, size_t len)
+{
+	return len <= KWQ_WORDS_MAX && IS_ALIGNED(len, sizeof(u64)) &&
+	       (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
+		IS_ALIGNED((unsigned long)u, sizeof(u64)));
+}
+
+static int kwq_copy_in(void *k, const void __user *u, size_t len)
+{
+	const u64 __user *src = u;
+	u64 *dst = k;
+	size_t i;
+
+	if (!kwq_words_ok(u, len))
+		return copy_from_user(k, u, len) ? -EFAULT : 0;
+	if (!user_read_access_begin(u, len))
+		return -EFAULT;
+	for (i = 0; i < len / sizeof(u64); i++)
+		unsafe_get_user(dst[i], &src[i], efault);
+	user_read_access_end();
+	return 0;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+static int kwq_copy_out(void __user *u, const void *k, size_t len)
+{
+	u64 __user *dst = u;
+	const u64 *src = k;
+	size_t i;
+
+	if (!kwq_words_ok(u, len))
+		return copy_to_user(u, k, len) ? -EFAULT : 0;
+	if (!user_write_access_begin(u, len))
+		return -EFAULT;
+	for (i = 0; i < len / sizeof(u64); i++)
+		unsafe_put_user(src[i], &dst[i], efault);
+	user_write_access_end();
+	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
+/*
  * Copy a size-versioned argument struct in. The size comes from the ioctl
  * number: smaller than the first version (@min) is EINVAL, an older one
  * reads as zero past its end, a larger one must have a zero tail (E2BIG
@@ -471,19 +528,15 @@ static __always_inline int kwq_copy_args(void *dst, size_t ksize, size_t min,
 
 	if (usize < min)
 		return -EINVAL;
-	/*
-	 * This version's size, the common case: inlined, a copy of constant
-	 * size, which hardened usercopy need not check at run time.
-	 */
+	/* This version's size, the common case. */
 	if (usize == ksize)
-		return copy_from_user(dst, (void __user *)arg, ksize) ?
-		       -EFAULT : 0;
+		return kwq_copy_in(dst, (void __user *)arg, ksize);
 	return copy_struct_from_user(dst, ksize, (void __user *)arg, usize);
 }
 
 static int kwq_copy_args_out(unsigned long arg, const void *src, size_t ksize)
 {
-	return copy_to_user((void __user *)arg, src, ksize) ? -EFAULT : 0;
+	return kwq_copy_out((void __user *)arg, src, ksize);
 }
 
 static bool kwq_name_terminated(const char *name)
@@ -946,8 +999,8 @@ static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 	buf = kwq_buf_get(kf, len, small, false);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	ret = -EFAULT;
-	if (!copy_from_user(buf, u64_to_user_ptr(uptr), len))
+	ret = kwq_copy_in(buf, u64_to_user_ptr(uptr), len);
+	if (!ret)
 		ret = kwq_recs_check(buf, len, nr, prio_ok);
 	if (ret) {
 		kwq_buf_put(kf, buf, small);
@@ -1005,7 +1058,13 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 			o = *opts;
 			if (o.delays)
 				o.delays += *done;
-			ret = kwq_add_batch(q, keys, n, &o, &k);
+			/* One key: no batch machinery (the single-key ADD). */
+			if (n == 1) {
+				ret = kwq_add_key(q, keys, &o);
+				k = !ret;
+			} else {
+				ret = kwq_add_batch(q, keys, n, &o, &k);
+			}
 			break;
 		case KWQ_OP_DONE:
 			/* Leased to this file, or detached (owned by nobody). */
@@ -1036,7 +1095,7 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	};
 	struct kwq_keys_args __user *uarg = (void __user *)c->arg;
 	u64 __user *udelays = NULL;
-	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
+	u8 small[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
 	struct kwq_keys_args *a = &c->a.keys;
 	u64 *delays = NULL;
 	u8 *buf;
@@ -1193,7 +1252,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	     struct kwq_get_args *a, struct kwq_done_in *din)
 {
 	struct kwq_item items[KWQ_GET_ROUND] __uninitialized;
-	u8 one[KWQ_REC_SIZE_MAX] __uninitialized;
+	u8 one[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
 	struct kwq_recs_out out;
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
@@ -1275,7 +1334,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			break;
 		n = ret;
 		ret = 0;
-		if (copy_to_user(u64_to_user_ptr(a->recs) + a->used, out.buf,
+		if (kwq_copy_out(u64_to_user_ptr(a->recs) + a->used, out.buf,
 				 out.len)) {
 			/*
 			 * Fault: the round's keys go back to the head of
@@ -1367,6 +1426,128 @@ static int kwq_ioc_get(struct kwq_ioc *c)
 }
 
 /*
+ * A one-key DONE_GET's first user access: zero the outputs (proving them
+ * writable before a key is finished or taken, as kwq_get_args_out()
+ * does) and read the record to finish (kwq_words_ok()) into @rec, in one
+ * window.
+ */
+static int kwq_done_one_in(struct kwq_done_get_args __user *u,
+			   const struct kwq_done_get_args *a, u64 *rec)
+{
+	const u64 __user *src = u64_to_user_ptr(a->done_recs);
+	u32 i;
+
+	/* A record out of range: EFAULT, the outputs zeroed all the same. */
+	if (!access_ok(src, a->done_len)) {
+		kwq_get_args_out(&u->get, &a->get, &u->done, 0);
+		return -EFAULT;
+	}
+	if (!user_access_begin(&u->done, (u8 __user *)(u + 1) -
+			       (u8 __user *)&u->done))
+		return -EFAULT;
+	unsafe_put_user(0, &u->done, efault);
+	unsafe_put_user(0, &u->get.nr, efault);
+	unsafe_put_user(0, &u->get.used, efault);
+	for (i = 0; i < a->done_len / sizeof(u64); i++)
+		unsafe_get_user(rec[i], &src[i], efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * A one-key DONE_GET's last user access once it took a key: the key's
+ * record (@rec, @len bytes) and the outputs, in one window. -EFAULT; if
+ * the record was not written, *@handed is false and the caller puts the
+ * key back.
+ */
+static int kwq_done_one_out(struct kwq_done_get_args __user *u,
+			    const struct kwq_done_get_args *a, const u64 *rec,
+			    u32 len, bool *handed)
+{
+	u64 __user *dst = u64_to_user_ptr(a->get.recs);
+	u32 i;
+
+	*handed = false;
+	if (!access_ok(dst, len) ||
+	    !user_access_begin(&u->done, (u8 __user *)(u + 1) -
+			       (u8 __user *)&u->done))
+		return -EFAULT;
+	for (i = 0; i < len / sizeof(u64); i++)
+		unsafe_put_user(rec[i], &dst[i], efault);
+	*handed = true;
+	unsafe_put_user(a->done, &u->done, efault);
+	unsafe_put_user(1, &u->get.nr, efault);
+	unsafe_put_user(len, &u->get.used, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * KWQ_IOC_DONE_GET of one key to finish and at most one to take, a worker
+ * loop's call: what kwq_ioc_done_get() does, without its buffers and
+ * rounds, in two user access windows instead of four. Only a call that
+ * must wait for a key goes on as the general path's get part does.
+ */
+static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
+{
+	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
+	struct kwq_done_get_args *a = &c->a.done_get;
+	u64 in[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
+	u64 out[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
+	struct kwq_recs_out ro = { .buf = (u8 *)out };
+	const struct kwq_get_ctl ctl = {
+		.abort = &c->uq->dead, .copy = kwq_rec_copy, .arg = &ro,
+		.processing_timeout_ns = a->get.processing_timeout_ns,
+	};
+	void *owner = a->get.flags & KWQ_GET_DETACHED ? NULL : c->kf;
+	struct kwq_item item;
+	struct kwq_key key;
+	unsigned int done;
+	bool handed;
+	u32 off = 0;
+	int ret;
+
+	ret = kwq_done_one_in(uarg, a, in);
+	if (!ret)
+		ret = kwq_recs_check((u8 *)in, a->done_len, 1, false);
+	if (ret)
+		return ret;
+	kwq_recs_keys((u8 *)in, &off, &key, 1);
+	/* Leased to this file, or detached (owned by nobody). */
+	ret = kwq_done_keys_take(c->uq->q, &key, 1, c->kf, &done, owner,
+				 &item, 1, &ctl);
+	a->done = done;
+	/* The key was not finished: nothing was taken (done reads 0). */
+	if (!done)
+		return kwq_uq_err(c->uq, ret);
+	if (ret == 1) {
+		ret = kwq_done_one_out(uarg, a, out, ro.len, &handed);
+		if (handed)
+			return ret;
+		/* As kwq_get_keys(): the key goes back, none is lost. */
+		kwq_unget(c->uq->q, &item);
+		ret = -EFAULT;
+	}
+	/* None ready: wait as the general path's get part does. */
+	if (ret == -EAGAIN)
+		ret = kwq_get_keys(c->file, c->kf, c->uq, &a->get, NULL);
+	else
+		ret = kwq_uq_err(c->uq, ret);
+	/* As kwq_ioc_done_get(): the key finished is not finished again. */
+	if (ret == -ERESTARTSYS)
+		ret = -EINTR;
+	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
+		return -EFAULT;
+	return ret;
+}
+
+/*
  * KWQ_IOC_DONE_GET: a worker's whole cycle in one call. The keys to
  * finish are checked and finished first; only if all were does the call
  * go on to take keys as KWQ_IOC_GET does. The last KWQ_DONE_LAST keys
@@ -1377,7 +1558,7 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 {
 	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
 	struct kwq_done_in din = {}, *pdin = NULL;
-	u8 small[KWQ_REC_SIZE_MAX] __uninitialized;
+	u8 small[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
 	struct kwq_done_get_args *a = &c->a.done_get;
 	u8 *buf = NULL;
 	u32 off = 0;
@@ -1389,6 +1570,15 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 	a->done = 0;
 	if (a->pad || (!a->done_nr && (a->done_len || a->done_recs)))
 		return -EINVAL;
+	/*
+	 * A worker loop's call: one key finished, one taken. Its windows
+	 * each reach two ranges (arguments and record), which needs a user
+	 * access window that opens all of user space, as x86's does.
+	 */
+	if (IS_ENABLED(CONFIG_X86) && a->done_nr == 1 && a->get.max == 1 &&
+	    kwq_words_ok(u64_to_user_ptr(a->done_recs), a->done_len) &&
+	    kwq_words_ok(u64_to_user_ptr(a->get.recs), sizeof(u64)))
+		return kwq_ioc_done_get_one(c);
 	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
 		return -EFAULT;
 	if (a->done_nr) {

@@ -44,6 +44,15 @@ struct kwq_key;
 int kwq_done_keys(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  void *owner, unsigned int *done);
 /*
+ * kwq_add_batch() of the one key @key (dev.c's single-key ADD): the same
+ * checks, allocation and effect, without the batch's arrays and chunks;
+ * and a plain add of a key already ready returns without the queue lock,
+ * as kwq_add() does. 0 or the key's error.
+ */
+struct kwq_batch_opts;
+int kwq_add_key(struct kwq *q, const struct kwq_key *key,
+		const struct kwq_batch_opts *opts);
+/*
  * kwq_touch() by key for @owner (dev.c): a key leased to @owner or
  * detached. 0, -ESTALE if @owner's lease on it was revoked by its
  * deadline, -ENOENT if it is not processing, -EPERM if another owner's,

@@ -925,9 +925,16 @@ kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
 	return seen;
 }
 
+/*
+ * @gfp 0 (the exported single-key adds, any context): a node is
+ * allocated before the lock (GFP_NOWAIT) only for an uncharged queue
+ * with no pooled node; a charged queue allocates under the lock, only
+ * for a key it does not have. Else (kwq_add_key()) as kwq_add_batch()
+ * allocates with @gfp.
+ */
 static __always_inline int
 kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
-	       u32 after, int prio, bool limited, u64 *delay_ns)
+	       u32 after, int prio, bool limited, gfp_t gfp, u64 *delay_ns)
 {
 	struct kwq_add_args a = {
 		.after_ns = after_ns, .after = after, .prio = prio,
@@ -951,13 +958,14 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	/*
 	 * Allocate before the lock if the key was not seen and no pooled
 	 * node waits: a new key then costs the critical section no
-	 * allocation. (A charged queue has no pool; it allocates under the
-	 * lock only for keys it does not have, rather than for every add of
-	 * a key it has.)
+	 * allocation. (A charged queue has no pool; without @gfp it
+	 * allocates under the lock only for keys it does not have, rather
+	 * than for every add of a key it has.)
 	 */
-	if (seen == KWQ_SEEN_NONE && !q->gfp_account &&
-	    !READ_ONCE(q->pool[kwq_cache_index(len)]))
-		a.spare = kwq_node_prealloc(len, GFP_NOWAIT);
+	if (seen == KWQ_SEEN_NONE &&
+	    (q->gfp_account ? gfp : !READ_ONCE(q->pool[kwq_cache_index(len)])))
+		a.spare = kwq_node_prealloc(len, (gfp ?: GFP_NOWAIT) |
+					    q->gfp_account);
 
 	spin_lock_irqsave(&q->lock, flags);
 	ret = kwq_add_locked(q, key, len, hash, &a, delay_ns);
@@ -969,13 +977,13 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 
 int kwq_add(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_add_common(q, key, len, 0, 0, 0, false, NULL);
+	return kwq_add_common(q, key, len, 0, 0, 0, false, 0, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add);
 
 int kwq_add_after(struct kwq *q, const void *key, size_t len, s64 delay_ns)
 {
-	return kwq_add_common(q, key, len, delay_ns, 0, 0, false, NULL);
+	return kwq_add_common(q, key, len, delay_ns, 0, 0, false, 0, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
 
@@ -985,7 +993,7 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
 	if (!opts || !kwq_after_flags_ok(opts->flags, opts->after_ns))
 		return -EINVAL;
 	return kwq_add_common(q, key, len, opts->after_ns, opts->flags,
-			      opts->priority, false, NULL);
+			      opts->priority, false, 0, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_add_opts);
 
@@ -995,7 +1003,7 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 	if (opts && (opts->after_ns || opts->flags))
 		return -EINVAL;
 	return kwq_add_common(q, key, len, 0, 0, opts ? opts->priority : 0,
-			      true, delay_ns);
+			      true, 0, delay_ns);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 
@@ -1024,6 +1032,37 @@ static void kwq_hash_keys(const struct kwq *q, const struct kwq_key *keys,
 		hash[i] = kwq_hash(q, keys[i].key, keys[i].len);
 }
 
+/* The options kwq_add_batch() and kwq_add_key() accept. */
+static bool kwq_batch_opts_ok(const struct kwq_batch_opts *opts)
+{
+	return opts &&
+	       (!(opts->flags & KWQ_BATCH_RATE_LIMITED) ||
+		(!opts->after_ns && opts->flags == KWQ_BATCH_RATE_LIMITED)) &&
+	       kwq_after_flags_ok(opts->flags & ~KWQ_BATCH_RATE_LIMITED,
+				  opts->after_ns);
+}
+
+/* The gfp of the nodes a batch allocates: the queue decides the charge. */
+static gfp_t kwq_batch_gfp(const struct kwq *q,
+			   const struct kwq_batch_opts *opts)
+{
+	return ((opts->gfp & ~__GFP_ACCOUNT) ?: GFP_NOWAIT) | q->gfp_account;
+}
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_add_key(struct kwq *q, const struct kwq_key *key,
+		const struct kwq_batch_opts *opts)
+{
+	if (!q || !key || !kwq_batch_opts_ok(opts))
+		return -EINVAL;
+	return kwq_add_common(q, key->key, key->len, opts->after_ns,
+			      opts->flags & ~KWQ_BATCH_RATE_LIMITED,
+			      key->priority,
+			      opts->flags & KWQ_BATCH_RATE_LIMITED,
+			      kwq_batch_gfp(q, opts), opts->delays);
+}
+EXPORT_SYMBOL_IF_KUNIT(kwq_add_key);
+
 int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 		  const struct kwq_batch_opts *opts, unsigned int *done)
 {
@@ -1038,17 +1077,13 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 
 	if (done)
 		*done = 0;
-	if (!q || !opts || !kwq_keys_ok(keys, nr) ||
-	    ((opts->flags & KWQ_BATCH_RATE_LIMITED) &&
-	     (opts->after_ns || opts->flags != KWQ_BATCH_RATE_LIMITED)) ||
-	    !kwq_after_flags_ok(opts->flags & ~KWQ_BATCH_RATE_LIMITED,
-				opts->after_ns))
+	if (!q || !kwq_batch_opts_ok(opts) || !kwq_keys_ok(keys, nr))
 		return -EINVAL;
 	a.after_ns = opts->after_ns;
 	a.after = opts->flags & ~KWQ_BATCH_RATE_LIMITED;
 	a.limited = opts->flags & KWQ_BATCH_RATE_LIMITED;
 	/* The queue decides whom its nodes are charged to, not the caller. */
-	gfp = ((opts->gfp & ~__GFP_ACCOUNT) ?: GFP_NOWAIT) | q->gfp_account;
+	gfp = kwq_batch_gfp(q, opts);
 	while (k < nr && !ret) {
 		n = min_t(unsigned int, nr - k, KWQ_BATCH_CHUNK);
 		/*

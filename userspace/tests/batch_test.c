@@ -10,6 +10,8 @@
  */
 #include "kwqtest.h"
 
+#include <sys/mman.h>
+
 static struct kwq_recbuf rb = KWQ_RECBUF_INIT;
 static unsigned char buf[64 * KWQ_REC_SIZE_MAX];
 
@@ -90,7 +92,7 @@ static long processing(int fd)
 int main(void)
 {
 	char name[KWQ_NAME_LEN], got[256];
-	struct kwq_done_get_args raw;
+	struct kwq_done_get_args raw, *ra;
 	unsigned int done;
 	size_t used;
 	int fd, fd2, n, finished;
@@ -98,8 +100,9 @@ int main(void)
 	pid_t pid, ticker;
 	long len;
 	char key[KWQ_KEY_LEN_MAX];
+	void *ro;
 
-	kt_setup("kwq_batch", 26, 120);
+	kt_setup("kwq_batch", 31, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -249,6 +252,97 @@ int main(void)
 	ktap_check(n < 0 && errno == EAGAIN && finished == 1 &&
 		   processing(fd) == 0, "done_get_one_finishes_on_empty_queue",
 		   "n %d errno %s finished %d", n, kt_ename(errno), finished);
+
+	/*
+	 * The one-key call's faults. A record that cannot be written puts
+	 * the key taken back (the done stays done); arguments that cannot
+	 * be written back, or a bad record, finish nothing.
+	 */
+	ro = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	kt_add(fd, "f1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	kt_add(fd, "f2");
+	mprotect(ro, 4096, PROT_READ);
+	errno = 0;
+	finished = kwq_done_get(fd, keys("f1"), &done, ro, KWQ_REC_SIZE_MAX, 1,
+				0, 0, 0, &used);
+	len = errno;
+	ktap_check(n == 1 && finished < 0 && len == EFAULT && done == 1 &&
+		   processing(fd) == 0 && kt_len(fd) == 1,
+		   "done_get_one_unwritable_record_puts_key_back",
+		   "ret %d errno %s done %u processing %ld len %ld", finished,
+		   kt_ename((int)len), done, processing(fd), kt_len(fd));
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	kt_add(fd, "f3");
+	ra = (struct kwq_done_get_args *)((char *)ro + 4096);
+	memset(ra, 0, sizeof(*ra));
+	ra->done_recs = (uintptr_t)keys("f2")->buf;
+	ra->done_len = (uint32_t)rb.len;
+	ra->done_nr = 1;
+	ra->get.recs = (uintptr_t)buf;
+	ra->get.recs_len = sizeof(buf);
+	ra->get.max = 1;
+	mprotect(ra, 4096, PROT_READ);
+	errno = 0;
+	finished = ioctl(fd, KWQ_IOC_DONE_GET, ra);
+	len = errno;
+	ktap_check(finished < 0 && len == EFAULT && processing(fd) == 1 &&
+		   kt_len(fd) == 1, "done_get_one_read_only_args_finish_nothing",
+		   "ret %d errno %s processing %ld len %ld", finished,
+		   kt_ename((int)len), processing(fd), kt_len(fd));
+	mprotect(ra, 4096, PROT_READ | PROT_WRITE);
+	/* a nonzero pad byte after the key: EINVAL */
+	((unsigned char *)rb.buf)[sizeof(struct kwq_rec) + 2] = 1;
+	errno = 0;
+	finished = ioctl(fd, KWQ_IOC_DONE_GET, ra);
+	len = errno;
+	ktap_check(n == 1 && finished < 0 && len == EINVAL &&
+		   processing(fd) == 1 && kt_len(fd) == 1,
+		   "done_get_one_bad_call_finishes_nothing",
+		   "ret %d errno %s processing %ld len %ld", finished,
+		   kt_ename((int)len), processing(fd), kt_len(fd));
+	/* a done record outside user space: EFAULT, nothing finished */
+	((unsigned char *)rb.buf)[sizeof(struct kwq_rec) + 2] = 0;
+	ra->done_recs = (uintptr_t)-4096;
+	ra->done = 7;
+	ra->get.nr = 7;
+	errno = 0;
+	finished = ioctl(fd, KWQ_IOC_DONE_GET, ra);
+	len = errno;
+	ktap_check(finished < 0 && len == EFAULT && processing(fd) == 1 &&
+		   kt_len(fd) == 1 && ra->done == 0 && ra->get.nr == 0,
+		   "done_get_one_record_outside_user_space_efault",
+		   "ret %d errno %s processing %ld len %ld done %u nr %u",
+		   finished, kt_ename((int)len), processing(fd), kt_len(fd),
+		   ra->done, ra->get.nr);
+	munmap(ro, 8192);
+	kt_done(fd, "f2");
+	kt_take(fd, 0, 0, 1, got, sizeof(got));
+	kt_done(fd, got);
+
+	/* A batch DONE_GET finds nothing ready after its done: it waits. */
+	kt_add(fd, "v1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	pid = fork();
+	if (pid == 0) {
+		kt_sleep_ms(150);
+		_exit(kt_add(kt_attach(name), "v2") ? 1 : 0);
+	}
+	t0 = kt_now();
+	finished = kwq_done_get(fd, keys("v1"), &done, buf, sizeof(buf), 2, 0,
+				0, 5 * KT_SEC, &used);
+	ktap_check(n == 1 && finished == 1 && done == 1 &&
+		   !strcmp(names(finished, used, got, sizeof(got)), "v2") &&
+		   kt_wait(pid) == 0 && kt_now() - t0 >= 100 * KT_MS,
+		   "done_get_batch_waits_after_its_done",
+		   "ret %d done %u got '%s' after %lld ms", finished, done, got,
+		   (long long)((kt_now() - t0) / KT_MS));
+	kt_done(fd, "v2");
 
 	/*
 	 * 20 keys, more than the critical section that takes finishes: the

@@ -1091,6 +1091,43 @@ static void op_done_get(struct worker *w)
 	own_ioctl(w, t->fd, KWQ_IOC_DONE_GET, &a, sizeof(a), 13);
 }
 
+/*
+ * A worker loop's call on held key @i (of tracked queue @tq, through @fd):
+ * DONE_GET of that one key with max 1, dev.c's one-key path; the key it
+ * takes is counted as GET's are.
+ */
+static void done_get_one_held(struct worker *w, int fd, int i)
+{
+	struct kwq_done_get_args a = {};
+	unsigned char *buf = w->arena + ARENA / 2;
+	struct held h = w->held[i];
+	struct tfd *t = NULL;
+	char key[16];
+	int j;
+
+	for (j = 0; j < w->nfds; j++)
+		if (w->fds[j].fd == fd)
+			t = &w->fds[j];
+	if (!t)
+		return;
+	a.done_len = (uint32_t)kwq_rec_pack(w->recs, 4096, key,
+					    (size_t)sprintf(key, "k%d", h.key), 0);
+	atomic_fetch_sub(&sh->held[h.tq][h.key], 1);
+	w->held[i] = w->held[--w->nheld];
+	a.done_recs = (uintptr_t)w->recs;
+	a.done_nr = 1;
+	a.get.recs = (uintptr_t)buf;
+	a.get.recs_len = KWQ_REC_SIZE_MAX;
+	a.get.max = 1;
+	if (own_ioctl(w, fd, KWQ_IOC_DONE_GET, &a, sizeof(a), 13) == 0) {
+		take_records(w, t, buf, &a.get, a.get.recs_len, 0);
+	} else if (a.done != 1) {
+		atomic_fetch_add(&sh->bad_result, 1);
+		note("DONE_GET of held key k%d on tracked queue %d: %s, done %u",
+		     h.key, h.tq, strerror(errno), a.done);
+	}
+}
+
 /* Done (or lose) keys this thread holds on tracked queues. */
 static void op_done_held(struct worker *w)
 {
@@ -1119,6 +1156,13 @@ static void op_done_held(struct worker *w)
 				fd = w->fds[i].fd;
 		if (fd < 0)
 			return;
+	}
+	/* Sometimes one key, a worker loop's DONE_GET. */
+	for (i = chance(&w->r, 30) ? 0 : w->nheld; i < w->nheld; i++) {
+		if (w->held[i].tq == tq && w->held[i].fd == hfd) {
+			done_get_one_held(w, fd, i);
+			return;
+		}
 	}
 	for (i = 0; i < w->nheld && n < 32; i++) {
 		struct held *h = &w->held[i];
