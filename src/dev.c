@@ -1426,73 +1426,41 @@ static int kwq_ioc_get(struct kwq_ioc *c)
 }
 
 /*
- * A one-key DONE_GET's first user access: zero the outputs (proving them
- * writable before a key is finished or taken, as kwq_get_args_out()
- * does) and read the record to finish (kwq_words_ok()) into @rec, in one
- * window.
+ * A one-key DONE_GET's inputs: its outputs zeroed first (proving them
+ * writable before a key is finished or taken, as the general path does),
+ * then the record to finish (at most KWQ_REC_SIZE_MAX bytes) read into
+ * @rec.
  */
 static int kwq_done_one_in(struct kwq_done_get_args __user *u,
 			   const struct kwq_done_get_args *a, u64 *rec)
 {
-	const u64 __user *src = u64_to_user_ptr(a->done_recs);
-	u32 i;
-
-	/* A record out of range: EFAULT, the outputs zeroed all the same. */
-	if (!access_ok(src, a->done_len)) {
-		kwq_get_args_out(&u->get, &a->get, &u->done, 0);
+	if (kwq_get_args_out(&u->get, &a->get, &u->done, 0))
 		return -EFAULT;
-	}
-	if (!user_access_begin(&u->done, (u8 __user *)(u + 1) -
-			       (u8 __user *)&u->done))
-		return -EFAULT;
-	unsafe_put_user(0, &u->done, efault);
-	unsafe_put_user(0, &u->get.nr, efault);
-	unsafe_put_user(0, &u->get.used, efault);
-	for (i = 0; i < a->done_len / sizeof(u64); i++)
-		unsafe_get_user(rec[i], &src[i], efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
+	return kwq_copy_in(rec, u64_to_user_ptr(a->done_recs), a->done_len);
 }
 
 /*
- * A one-key DONE_GET's last user access once it took a key: the key's
- * record (@rec, @len bytes) and the outputs, in one window. -EFAULT; if
- * the record was not written, *@handed is false and the caller puts the
- * key back.
+ * A one-key DONE_GET's outputs once it took a key: the key's record
+ * (@rec, @len bytes), then done, nr and used. -EFAULT; if the record was
+ * not written, *@handed is false and the caller puts the key back.
  */
 static int kwq_done_one_out(struct kwq_done_get_args __user *u,
-			    const struct kwq_done_get_args *a, const u64 *rec,
+			    struct kwq_done_get_args *a, const u64 *rec,
 			    u32 len, bool *handed)
 {
-	u64 __user *dst = u64_to_user_ptr(a->get.recs);
-	u32 i;
-
-	*handed = false;
-	if (!access_ok(dst, len) ||
-	    !user_access_begin(&u->done, (u8 __user *)(u + 1) -
-			       (u8 __user *)&u->done))
+	*handed = !kwq_copy_out(u64_to_user_ptr(a->get.recs), rec, len);
+	if (!*handed)
 		return -EFAULT;
-	for (i = 0; i < len / sizeof(u64); i++)
-		unsafe_put_user(rec[i], &dst[i], efault);
-	*handed = true;
-	unsafe_put_user(a->done, &u->done, efault);
-	unsafe_put_user(1, &u->get.nr, efault);
-	unsafe_put_user(len, &u->get.used, efault);
-	user_access_end();
-	return 0;
-efault:
-	user_access_end();
-	return -EFAULT;
+	a->get.nr = 1;
+	a->get.used = len;
+	return kwq_get_args_out(&u->get, &a->get, &u->done, a->done);
 }
 
 /*
  * KWQ_IOC_DONE_GET of one key to finish and at most one to take, a worker
  * loop's call: what kwq_ioc_done_get() does, without its buffers and
- * rounds, in two user access windows instead of four. Only a call that
- * must wait for a key goes on as the general path's get part does.
+ * rounds, the record copied in 8-byte words. Only a call that must wait
+ * for a key goes on as the general path's get part does.
  */
 static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
 {
@@ -1570,14 +1538,9 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 	a->done = 0;
 	if (a->pad || (!a->done_nr && (a->done_len || a->done_recs)))
 		return -EINVAL;
-	/*
-	 * A worker loop's call: one key finished, one taken. Its windows
-	 * each reach two ranges (arguments and record), which needs a user
-	 * access window that opens all of user space, as x86's does.
-	 */
-	if (IS_ENABLED(CONFIG_X86) && a->done_nr == 1 && a->get.max == 1 &&
-	    kwq_words_ok(u64_to_user_ptr(a->done_recs), a->done_len) &&
-	    kwq_words_ok(u64_to_user_ptr(a->get.recs), sizeof(u64)))
+	/* A worker loop's call: one key finished, one taken. */
+	if (a->done_nr == 1 && a->get.max == 1 &&
+	    kwq_words_ok(u64_to_user_ptr(a->done_recs), a->done_len))
 		return kwq_ioc_done_get_one(c);
 	if (kwq_get_args_out(&uarg->get, &a->get, &uarg->done, a->done))
 		return -EFAULT;
