@@ -963,7 +963,8 @@ kwq_add_common(struct kwq *q, const void *key, size_t len, s64 after_ns,
 	 * than for every add of a key it has.)
 	 */
 	if (seen == KWQ_SEEN_NONE &&
-	    (q->gfp_account ? gfp : !READ_ONCE(q->pool[kwq_cache_index(len)])))
+	    (q->gfp_account ? !!gfp :
+	     !READ_ONCE(q->pool[kwq_cache_index(len)])))
 		a.spare = kwq_node_prealloc(len, (gfp ?: GFP_NOWAIT) |
 					    q->gfp_account);
 

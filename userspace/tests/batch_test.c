@@ -10,6 +10,7 @@
  */
 #include "kwqtest.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 static struct kwq_recbuf rb = KWQ_RECBUF_INIT;
@@ -43,6 +44,34 @@ static const char *names(int n, size_t used, char *out, size_t size)
 		out[o] = '\0';
 	}
 	return out;
+}
+
+/*
+ * A thread's start: once the main thread sleeps (in its call's wait),
+ * make the page at @arg read-only.
+ */
+static void *protect_later(void *arg)
+{
+	char path[64], st[512], *p;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)getpid());
+	for (i = 0; i < 1000; i++) {
+		kt_sleep_ms(5);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, st, sizeof(st) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			break;
+		st[n] = '\0';
+		p = strrchr(st, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			break;
+	}
+	mprotect(arg, 4096, PROT_READ);
+	return NULL;
 }
 
 /* "k00,k01,...,k19", key @bad (if not -1) written as "nope" */
@@ -93,6 +122,7 @@ int main(void)
 {
 	char name[KWQ_NAME_LEN], got[256];
 	struct kwq_done_get_args raw, *ra;
+	pthread_t th;
 	unsigned int done;
 	size_t used;
 	int fd, fd2, n, finished;
@@ -102,7 +132,7 @@ int main(void)
 	char key[KWQ_KEY_LEN_MAX];
 	void *ro;
 
-	kt_setup("kwq_batch", 31, 120);
+	kt_setup("kwq_batch", 33, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -343,6 +373,63 @@ int main(void)
 		   "ret %d done %u got '%s' after %lld ms", finished, done, got,
 		   (long long)((kt_now() - t0) / KT_MS));
 	kt_done(fd, "v2");
+
+	/*
+	 * Its first take finds fewer ready than min_nr: it waits for the
+	 * rest, then hands over both.
+	 */
+	kt_add(fd, "w1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	kt_add(fd, "w2");
+	pid = fork();
+	if (pid == 0) {
+		kt_sleep_ms(150);
+		_exit(kt_add(kt_attach(name), "w3") ? 1 : 0);
+	}
+	t0 = kt_now();
+	finished = kwq_done_get(fd, keys("w1"), &done, buf, sizeof(buf), 3, 2,
+				0, 5 * KT_SEC, &used);
+	ktap_check(n == 1 && finished == 2 && done == 1 &&
+		   !strcmp(names(finished, used, got, sizeof(got)), "w2,w3") &&
+		   kt_wait(pid) == 0 && kt_now() - t0 >= 100 * KT_MS,
+		   "done_get_batch_waits_for_min_nr_after_its_first_take",
+		   "ret %d done %u got '%s' after %lld ms", finished, done, got,
+		   (long long)((kt_now() - t0) / KT_MS));
+	kt_done(fd, "w2");
+	kt_done(fd, "w3");
+
+	/*
+	 * A one-key DONE_GET whose arguments, proven writable when it
+	 * started, are not when its wait ends (another thread's mprotect):
+	 * EFAULT, the key finished, none taken.
+	 */
+	kt_add(fd, "x1");
+	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
+	ra = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ra == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	ra->done_recs = (uintptr_t)keys("x1")->buf;
+	ra->done_len = (uint32_t)rb.len;
+	ra->done_nr = 1;
+	ra->get.recs = (uintptr_t)buf;
+	ra->get.recs_len = sizeof(buf);
+	ra->get.max = 1;
+	ra->get.timeout_ns = 1 * KT_SEC;
+	errno = 0;
+	finished = pthread_create(&th, NULL, protect_later, ra) ? -2 :
+		   ioctl(fd, KWQ_IOC_DONE_GET, ra);
+	len = errno;
+	if (finished != -2)
+		pthread_join(th, NULL);
+	munmap(ra, 4096);
+	ktap_check(n == 1 && finished == -1 && len == EFAULT &&
+		   processing(fd) == 0 && kt_len(fd) == 0,
+		   "done_get_one_args_unwritable_after_its_wait_efault",
+		   "ret %d errno %s processing %ld len %ld", finished,
+		   kt_ename((int)len), processing(fd), kt_len(fd));
 
 	/*
 	 * 20 keys, more than the critical section that takes finishes: the

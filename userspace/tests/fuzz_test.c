@@ -966,7 +966,7 @@ static void take_records(struct worker *w, struct tfd *t, const unsigned char *b
 	}
 }
 
-static void op_done_held(struct worker *w);
+static void op_done_held(struct worker *w, int take_ok);
 
 static void op_get(struct worker *w)
 {
@@ -990,7 +990,7 @@ static void op_get(struct worker *w)
 		while (w->nheld > HELD_MAX - 64) {
 			int before = w->nheld;
 
-			op_done_held(w);
+			op_done_held(w, 0);
 			if (w->nheld == before)
 				return;
 		}
@@ -1067,7 +1067,7 @@ static void op_done_get(struct worker *w)
 		while (w->nheld > HELD_MAX - 64) {
 			int before = w->nheld;
 
-			op_done_held(w);
+			op_done_held(w, 0);
 			if (w->nheld == before)
 				return;
 		}
@@ -1128,8 +1128,14 @@ static void done_get_one_held(struct worker *w, int fd, int i)
 	}
 }
 
-/* Done (or lose) keys this thread holds on tracked queues. */
-static void op_done_held(struct worker *w)
+/*
+ * Done (or lose) keys this thread holds on tracked queues. With @take_ok,
+ * sometimes a one-key DONE_GET, which takes a key as it finishes one:
+ * not where the caller needs fewer keys held (making room, giving back
+ * at the end), where a loop that stops when nothing was given back would
+ * leave the rest, detached ones included, processing for good.
+ */
+static void op_done_held(struct worker *w, int take_ok)
 {
 	struct kwq_keys_args a = {};
 	unsigned char *p = w->recs;
@@ -1158,7 +1164,7 @@ static void op_done_held(struct worker *w)
 			return;
 	}
 	/* Sometimes one key, a worker loop's DONE_GET. */
-	for (i = chance(&w->r, 30) ? 0 : w->nheld; i < w->nheld; i++) {
+	for (i = take_ok && chance(&w->r, 30) ? 0 : w->nheld; i < w->nheld; i++) {
 		if (w->held[i].tq == tq && w->held[i].fd == hfd) {
 			done_get_one_held(w, fd, i);
 			return;
@@ -1783,7 +1789,7 @@ static void step(struct worker *w, int child)
 		op_raw(w);
 	else if (c < 98) {
 		if (!child)
-			op_done_held(w);
+			op_done_held(w, 1);
 	} else if (!child && chance(&w->r, 6)) {
 		/*
 		 * About 0.1 % of the steps: a fork, its child and its exit
@@ -1928,7 +1934,7 @@ static void *thread_main(void *arg)
 	while (w->nheld) {
 		int before = w->nheld;
 
-		op_done_held(w);
+		op_done_held(w, 0);
 		if (w->nheld == before)
 			break;
 	}
