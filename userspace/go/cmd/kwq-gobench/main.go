@@ -240,14 +240,48 @@ func runs(items, after int, host bool) []run {
 		})})
 }
 
+// phases: all adds, then all of a worker loop's DoneGets, in one
+// goroutine, as kwq_ubench's phases of kwq_single do: the Go package's
+// cost per call without contention or wake-ups.
+func phases(items, rep int) {
+	k := keys(items)
+	q := newKwq(uint32(items))
+	t0 := time.Now()
+	for _, key := range k {
+		q.Add(key)
+	}
+	t1 := time.Now()
+	var held []string
+	for got := 0; got < items; {
+		next, err := q.DoneGet(held, 1, kwq.Forever)
+		if err != nil {
+			die("%v", err)
+		}
+		got += len(next)
+		held = next
+	}
+	t2 := time.Now()
+	if _, err := q.DoneBatch(held); err != nil {
+		die("%v", err)
+	}
+	dropKwq(q)
+	fmt.Printf("RESULT suite=gophases impl=kwq rep=%d items=%d put_ns=%d take_ns=%d\n",
+		rep, items, t1.Sub(t0).Nanoseconds(), t2.Sub(t1).Nanoseconds())
+}
+
 func main() {
 	items := flag.Int("items", 200000, "keys per pipeline run")
 	after := flag.Int("after", 1000000, "AddAfter calls per addafter run")
 	rep := flag.Int("rep", 1, "repetition number (rotates the order)")
 	host := flag.Bool("host", false, "client-go only (the host's native figures)")
+	phase := flag.Bool("phases", false, "only the single-goroutine phases (-items keys)")
 	flag.Parse()
 	if *items < 1 || *after < 1 {
 		die("-items and -after must be positive")
+	}
+	if *phase {
+		phases(*items, *rep)
+		return
 	}
 	suite := "go"
 	if *host {
