@@ -84,6 +84,7 @@ type Queue struct {
 	closed  atomic.Bool
 	lease   atomic.Uint64 // KWQ_IOC_GET's processing_timeout_ns
 	onError func(error)
+	one     atomic.Pointer[oneBuf] // a spare oneBuf: see getOne
 }
 
 // NoDeadline as a processing timeout: the keys taken have none, whatever
@@ -393,6 +394,77 @@ func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, fla
 	return done, nil
 }
 
+// oneBuf holds a single-key call's memory, pooled: the record it sends
+// (a key to add or finish), the one it takes, and the argument structs.
+// The kernel copies records in 8-byte words: the arrays start aligned.
+type oneBuf struct {
+	keys  keysArgs
+	get   doneGetArgs
+	delay uint64
+	rec   [recSizeMax]byte
+	out   [recSizeMax]byte
+}
+
+var onePool = sync.Pool{New: func() any { return new(oneBuf) }}
+
+// getOne takes the Queue's spare oneBuf, or one from the pool if another
+// goroutine has it: a loop of single-key calls reuses one without the
+// pool's per-P bookkeeping. putOne gives it back.
+func (q *Queue) getOne() *oneBuf {
+	if ob := q.one.Swap(nil); ob != nil {
+		return ob
+	}
+	return onePool.Get().(*oneBuf)
+}
+
+func (q *Queue) putOne(ob *oneBuf) {
+	if !q.one.CompareAndSwap(nil, ob) {
+		onePool.Put(ob)
+	}
+}
+
+// putRec writes key's record (priority prio) at the start of rec and
+// returns its size.
+func putRec(rec *[recSizeMax]byte, key string, prio int32) int {
+	size := recSize(len(key))
+	*(*uint32)(unsafe.Pointer(&rec[0])) = uint32(len(key))
+	*(*int32)(unsafe.Pointer(&rec[4])) = prio
+	copy(rec[recHdrSize:], key)
+	clear(rec[recHdrSize+len(key) : size])
+	return size
+}
+
+// keyIoctl is keysIoctl of the one key, without slices: what Add, Done
+// and the other single-key calls run. With delay, the delay its rate
+// limiters chose is stored there.
+func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags uint32,
+	after time.Duration, delay *uint64) error {
+	if q.closed.Load() {
+		return q.err(op, key, ErrClosed)
+	}
+	if err := validKey(key); err != nil {
+		return q.err(op, key, err)
+	}
+	ob := q.getOne()
+	defer q.putOne(ob)
+	n := putRec(&ob.rec, key, prio)
+	a := &ob.keys
+	*a = keysArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.rec[0]))), RecsLen: uint32(n),
+		Nr: 1, Flags: flags, AfterNs: int64(after)}
+	if delay != nil {
+		ob.delay = 0
+		a.Delays = uint64(uintptr(unsafe.Pointer(&ob.delay)))
+	}
+	err := ioctlNow(q.fd, req, unsafe.Pointer(a))
+	if delay != nil {
+		*delay = ob.delay
+	}
+	if err != nil {
+		return q.err(op, key, err)
+	}
+	return nil
+}
+
 func firstKey(keys []string) string {
 	if len(keys) > 0 {
 		return keys[0]
@@ -403,15 +475,13 @@ func firstKey(keys []string) string {
 // TryAdd queues key (client-go Add): a key already queued stays once; a
 // key processing is queued again at its Done.
 func (q *Queue) TryAdd(key string) error {
-	_, err := q.keysIoctl("add", iocAdd, []string{key}, 0, 0, 0, nil)
-	return err
+	return q.keyIoctl("add", iocAdd, key, 0, 0, 0, nil)
 }
 
 // TryAddPriority queues key at priority prio: higher priorities are
 // taken first, FIFO within one.
 func (q *Queue) TryAddPriority(key string, prio int32) error {
-	_, err := q.keysIoctl("add", iocAdd, []string{key}, prio, 0, 0, nil)
-	return err
+	return q.keyIoctl("add", iocAdd, key, prio, 0, 0, nil)
 }
 
 // AddBatch queues keys (at most BatchMax) in one call, in order; it
@@ -431,8 +501,7 @@ func (q *Queue) TryAddAfter(key string, d time.Duration) error {
 	if d <= 0 {
 		return q.TryAdd(key)
 	}
-	_, err := q.keysIoctl("add-after", iocAdd, []string{key}, 0, addAfter, d, nil)
-	return err
+	return q.keyIoctl("add-after", iocAdd, key, 0, addAfter, d, nil)
 }
 
 // AfterPolicy says which deadline wins when a key with a pending
@@ -458,8 +527,7 @@ func (q *Queue) TryAddAfterPolicy(key string, d time.Duration, p AfterPolicy) er
 	if d <= 0 {
 		return q.err("add-after", key, fmt.Errorf("delay %v: a policy needs a positive delay", d))
 	}
-	_, err := q.keysIoctl("add-after", iocAdd, []string{key}, 0, addAfter|uint32(p), d, nil)
-	return err
+	return q.keyIoctl("add-after", iocAdd, key, 0, addAfter|uint32(p), d, nil)
 }
 
 // SetProcessingTimeout sets the processing deadline of the keys this
@@ -504,17 +572,16 @@ func (q *Queue) Touch(key string, d time.Duration) error {
 // TryAddRateLimited queues key after the delay its rate limiters choose
 // (client-go AddRateLimited) and returns that delay.
 func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
-	var d [1]uint64
-	_, err := q.keysIoctl("add-rate-limited", iocAdd, []string{key}, 0, addRateLimited, 0, d[:])
-	return time.Duration(d[0]), err
+	var d uint64
+	err := q.keyIoctl("add-rate-limited", iocAdd, key, 0, addRateLimited, 0, &d)
+	return time.Duration(d), err
 }
 
 // TryDone finishes key, taken by this Queue's Get (client-go Done):
 // ENOENT if it is not processing, EPERM if another fd holds it, ESTALE if
 // its processing deadline passed and the queue took it back.
 func (q *Queue) TryDone(key string) error {
-	_, err := q.keysIoctl("done", iocDone, []string{key}, 0, 0, 0, nil)
-	return err
+	return q.keyIoctl("done", iocDone, key, 0, 0, 0, nil)
 }
 
 // DoneBatch finishes keys in one call, in order; see AddBatch.
@@ -524,15 +591,13 @@ func (q *Queue) DoneBatch(keys []string) (int, error) {
 
 // TryForget clears key's failure count (client-go Forget).
 func (q *Queue) TryForget(key string) error {
-	_, err := q.keysIoctl("forget", iocForget, []string{key}, 0, 0, 0, nil)
-	return err
+	return q.keyIoctl("forget", iocForget, key, 0, 0, 0, nil)
 }
 
 // Remove takes key out of the queue: ENOENT if it is not queued, EBUSY
 // if it is processing and not queued again.
 func (q *Queue) Remove(key string) error {
-	_, err := q.keysIoctl("remove", iocRemove, []string{key}, 0, 0, 0, nil)
-	return err
+	return q.keyIoctl("remove", iocRemove, key, 0, 0, 0, nil)
 }
 
 // TryNumRequeues is key's failure count (client-go NumRequeues).
@@ -686,14 +751,48 @@ func (q *Queue) GetBatch(max int, timeout time.Duration) ([]string, error) {
 
 // TryGet takes one key, waiting at most timeout.
 func (q *Queue) TryGet(timeout time.Duration) (string, error) {
-	keys, err := q.DoneGet(nil, 1, timeout)
+	return q.DoneGetOne("", timeout)
+}
+
+// DoneGetOne finishes done ("": none) and takes one key, waiting at most
+// timeout as GetBatch does, in one system call: a single-key worker
+// loop's cycle (DoneGet without its slices). If done cannot be finished,
+// no key is taken and the error names it.
+func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
+	op := "get"
+	if done != "" {
+		op = "done-get"
+	}
+	if q.closed.Load() {
+		return "", q.err(op, done, ErrClosed)
+	}
+	ob := q.getOne()
+	defer q.putOne(ob)
+	a := &ob.get
+	*a = doneGetArgs{}
+	if done != "" {
+		if err := validKey(done); err != nil {
+			return "", q.err("done", done, err)
+		}
+		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&ob.rec[0])))
+		a.DoneLen = uint32(putRec(&ob.rec, done, 0))
+		a.DoneNr = 1
+	}
+	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.out[0]))), RecsLen: recSizeMax,
+		Max: 1, ProcessingTimeoutNs: q.lease.Load()}
+	finished, op, err := doneGetIoctl(q.fd, a, timeout)
 	if err != nil {
-		return "", err
+		k := ""
+		if finished == 0 {
+			k = done
+		}
+		return "", q.err(op, k, err)
 	}
-	if len(keys) != 1 {
-		return "", q.err("get", "", unix.EPROTO)
+	n := int(*(*uint32)(unsafe.Pointer(&ob.out[0])))
+	if a.Get.Nr != 1 || n == 0 || n > KeyLenMax || int(a.Get.Used) < recSize(n) {
+		return "", q.err(op, "", unix.EPROTO)
 	}
-	return keys[0], nil
+	return string(ob.out[recHdrSize : recHdrSize+n]), nil
 }
 
 // TryShutDown shuts the queue down (client-go ShutDown; with drain,

@@ -138,12 +138,44 @@ func addBounded(q *kwq.Queue, key string) {
 	}
 }
 
-// pipelineKwq: kwq's own calls; per is the keys per add and per DoneGet.
+// workerOne: a single-key worker loop, DoneGetOne finishing the key held
+// and taking the next; the one that takes the last of total keys
+// finishes it and shuts the queue down.
+func workerOne(q *kwq.Queue, taken *atomic.Int64, total int) {
+	held := ""
+	for {
+		key, err := q.DoneGetOne(held, kwq.Forever)
+		if errors.Is(err, unix.ESHUTDOWN) {
+			return
+		}
+		if err != nil {
+			die("%v", err)
+		}
+		if taken.Add(1) == int64(total) {
+			if err := q.TryDone(key); err != nil {
+				die("%v", err)
+			}
+			q.ShutDown()
+			return
+		}
+		held = key
+	}
+}
+
+// pipelineKwq: kwq's own calls; per is the keys per add and per DoneGet
+// (DoneGetOne when 1).
 func pipelineKwq(q *kwq.Queue, k []string, consumers, per int, bounded bool) {
 	var taken atomic.Int64
 	var wg sync.WaitGroup
 	for c := 0; c < consumers; c++ {
 		wg.Add(1)
+		if per == 1 {
+			go func() {
+				defer wg.Done()
+				workerOne(q, &taken, len(k))
+			}()
+			continue
+		}
 		go func() {
 			defer wg.Done()
 			var held []string
@@ -251,17 +283,16 @@ func phases(items, rep int) {
 		q.Add(key)
 	}
 	t1 := time.Now()
-	var held []string
-	for got := 0; got < items; {
-		next, err := q.DoneGet(held, 1, kwq.Forever)
+	held := ""
+	for got := 0; got < items; got++ {
+		next, err := q.DoneGetOne(held, kwq.Forever)
 		if err != nil {
 			die("%v", err)
 		}
-		got += len(next)
 		held = next
 	}
 	t2 := time.Now()
-	if _, err := q.DoneBatch(held); err != nil {
+	if err := q.TryDone(held); err != nil {
 		die("%v", err)
 	}
 	dropKwq(q)

@@ -496,6 +496,54 @@ func testBadInput() error {
 	return nil
 }
 
+// testDoneGetOne: the single-key worker loop's call finishes the key
+// held and takes the next in order; a key it cannot finish is named in
+// the error and nothing is taken; empty, it waits within its timeout.
+func testDoneGetOne() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	for _, k := range []string{"a", "b", "c"} {
+		q.Add(k)
+	}
+	held := ""
+	for _, want := range []string{"a", "b", "c"} {
+		k, err := q.DoneGetOne(held, 0)
+		if err != nil || k != want {
+			return errorf("DoneGetOne(%q) = %q, %v; want %q", held, k, err, want)
+		}
+		held = k
+	}
+	q.Add("d")
+	_, err = q.DoneGetOne("nothere", 0)
+	var ke *kwq.Error
+	if !errors.Is(err, unix.ENOENT) || !errors.As(err, &ke) || ke.Key != "nothere" {
+		return errorf("DoneGetOne of a key not processing: %v, want ENOENT naming it", err)
+	}
+	if n := q.Len(); n != 1 {
+		return errorf("Len %d after a failed DoneGetOne, want 1 (nothing taken)", n)
+	}
+	if _, err := q.DoneGetOne(strings.Repeat("x", kwq.KeyLenMax+1), 0); err == nil {
+		return errorf("DoneGetOne of a 257-byte key succeeded")
+	}
+	if k, err := q.DoneGetOne(held, 0); err != nil || k != "d" {
+		return errorf("DoneGetOne(%q) = %q, %v; want \"d\"", held, k, err)
+	}
+	t0 := time.Now()
+	if _, err := q.DoneGetOne("d", 100*time.Millisecond); !errors.Is(err, unix.ETIMEDOUT) {
+		return errorf("DoneGetOne on an empty queue: %v, want ETIMEDOUT", err)
+	}
+	if el := time.Since(t0); el < 90*time.Millisecond {
+		return errorf("DoneGetOne gave up after %v, want its 100ms", el)
+	}
+	if s, err := q.Stats(); err != nil || s.Processing != 0 || s.Len != 0 {
+		return errorf("Stats after the loop: %+v %v, want nothing left", s, err)
+	}
+	return nil
+}
+
 // child runs a helper process: "child MODE QUEUE".
 func child(mode, name string) {
 	q, err := kwq.Open(name, nil)
@@ -922,6 +970,7 @@ func main() {
 	add("processing deadlines: ProcessingTimeout, Touch, ESTALE, NoDeadline", testDeadline)
 	add("AddAfter policies: Replace and Latest beside earliest-wins", testAfterPolicy)
 	add("a signal in DoneGet's wait: the done holds once, the get goes on", testSignalInDoneGet)
+	add("DoneGetOne: a single-key worker loop, errors naming the key", testDoneGetOne)
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
