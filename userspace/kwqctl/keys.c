@@ -186,8 +186,8 @@ enum { TOUCH_PROCESSING_TIMEOUT, TOUCH_NR_OPTS };
 
 const struct cmd_opt touch_opts[] = {
 	[TOUCH_PROCESSING_TIMEOUT] = { "processing-timeout", 0, "DUR",
-		"the new deadline, DUR from now (default: the\n"
-		"queue's --processing-timeout)" },
+		"the new deadline, DUR from now, or none: no\n"
+		"deadline (default: the queue's --processing-timeout)" },
 	[TOUCH_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -196,6 +196,10 @@ static int touch_opt(void *st, int opt, const char *val)
 	uint64_t *ns = st;
 
 	(void)opt;
+	if (!strcmp(val, "none")) {
+		*ns = KWQ_TIMEOUT_NONE;
+		return 0;
+	}
 	if (parse_dur_opt("--processing-timeout", val, ns))
 		return -1;
 	if (!*ns) {

@@ -44,7 +44,7 @@ static const struct cmd commands[] = {
 	{ .name = "done", .fn = cmd_done, .usage = "QUEUE KEY...",
 	  .desc = "Mark processing keys done (also keys another process got).\n" },
 	{ .name = "touch", .fn = cmd_touch,
-	  .usage = "QUEUE [--processing-timeout DUR] KEY...",
+	  .usage = "QUEUE [--processing-timeout DUR|none] KEY...",
 	  .desc = "Move the processing deadline of keys taken by `kwqctl get` to DUR\n"
 		  "from now (a heartbeat for a shell worker). Keys leased to a\n"
 		  "process (kwqctl work, libkwq) only their holder can touch.\n",

@@ -8,7 +8,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 85 150
+ktap_begin kwq_kwqctl 87 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -314,17 +314,22 @@ $K destroy $W
 rc_is create_bad_processing_timeout 1 $K create $W --processing-timeout 1us
 
 # --- touch: the deadline of keys taken by get, from the shell -----------
-# "kept" is touched 1 h ahead well before its 3 s deadline; "lost", taken
-# with it, is not and is taken back: 5 s later only "lost" timed out.
+# "kept" is touched 1 h ahead well before its 3 s deadline and "freed"
+# loses its deadline; "lost", taken with them, is not touched and is
+# taken back: 5 s later only "lost" timed out.
 H=$Q-touch
 $K create $H --processing-timeout 3s
-$K add $H kept lost
-$K get $H -n 2 >/dev/null
+$K add $H kept lost freed
+$K get $H -n 3 >/dev/null
 rc_is touch_before_deadline 0 $K touch $H --processing-timeout 1h kept
+rc_is touch_none_clears_deadline 0 $K touch $H --processing-timeout none freed
 sleep 5
 run $K inspect $H kept
 grep -q '^kept processing ' $T/out && pass touched_key_not_timed_out ||
 	fail touched_key_not_timed_out "$(cat $T/out)"
+run $K inspect $H freed
+grep -q '^freed processing ' $T/out && pass untimed_key_not_timed_out ||
+	fail untimed_key_not_timed_out "$(cat $T/out)"
 run $K stats $H --json
 grep -q '"processing_timeouts_total":1[,}]' $T/out && pass untouched_key_timed_out ||
 	fail untouched_key_timed_out "$(cat $T/out)"
