@@ -96,7 +96,10 @@ while [ \$r -le $reps ]; do
 	case "$suites" in *" memory "*) bench_u memory $mem_items \$r ;; esac
 	case "$suites" in *" go "*)
 		/kwq/kwq-gobench -rep \$r -items $go_items -after $go_after ||
-			echo "BENCH-ERROR kwq-gobench" ;;
+			echo "BENCH-ERROR kwq-gobench"
+		# The Go package's calls alone, beside kwq_ubench's phases.
+		/kwq/kwq-gobench -phases -rep \$r -items $uitems ||
+			echo "BENCH-ERROR kwq-gobench -phases" ;;
 	esac
 	r=\$((r + 1))
 done

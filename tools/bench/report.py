@@ -359,6 +359,17 @@ def go_rows(rows, add):
             "go_overhead_vs_libkwq", lower_better=True,
             note="lower is better; the same shape as kwq_single above",
             short="Go / libkwq, ns per item")
+    # Each call alone, one goroutine against one C thread (no wake-ups).
+    for side, what in (("put_ns", "Add"), ("take_ns", "DoneGetOne")):
+        def alone(suite, impl):
+            return {r: int(v[side]) / int(v["items"])
+                    for r, v in by_rep(rows, suite=suite, impl=impl).items()}
+        g, c = alone("gophases", "kwq"), alone("uphases", "kwq_single")
+        if g and c:
+            add("Go package over libkwq, %s alone" % what, "ns/item",
+                Stat(g.values()), "libkwq", Stat(c.values()), ratio_stat(g, c),
+                lower_better=True, note="lower is better",
+                short="Go / libkwq, %s alone" % what)
 
 
 def target_lines(figs):

@@ -46,6 +46,18 @@ static const char *names(int n, size_t used, char *out, size_t size)
 	return out;
 }
 
+/* A child that adds @key to queue @name 150 ms from now: its pid. */
+static pid_t add_later(const char *name, const char *key)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		kt_sleep_ms(150);
+		_exit(kt_add(kt_attach(name), key) ? 1 : 0);
+	}
+	return pid;
+}
+
 /*
  * A thread's start: once the main thread sleeps (in its call's wait),
  * make the page at @arg read-only.
@@ -358,11 +370,7 @@ int main(void)
 	/* A batch DONE_GET finds nothing ready after its done: it waits. */
 	kt_add(fd, "v1");
 	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
-	pid = fork();
-	if (pid == 0) {
-		kt_sleep_ms(150);
-		_exit(kt_add(kt_attach(name), "v2") ? 1 : 0);
-	}
+	pid = add_later(name, "v2");
 	t0 = kt_now();
 	finished = kwq_done_get(fd, keys("v1"), &done, buf, sizeof(buf), 2, 0,
 				0, 5 * KT_SEC, &used);
@@ -381,11 +389,7 @@ int main(void)
 	kt_add(fd, "w1");
 	n = kwq_get_batch(fd, buf, sizeof(buf), 1, 0, 0, &used);
 	kt_add(fd, "w2");
-	pid = fork();
-	if (pid == 0) {
-		kt_sleep_ms(150);
-		_exit(kt_add(kt_attach(name), "w3") ? 1 : 0);
-	}
+	pid = add_later(name, "w3");
 	t0 = kt_now();
 	finished = kwq_done_get(fd, keys("w1"), &done, buf, sizeof(buf), 3, 2,
 				0, 5 * KT_SEC, &used);
