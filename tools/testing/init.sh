@@ -7,6 +7,8 @@
 # so the console comes from devtmpfs.
 /bin/busybox mount -t devtmpfs devtmpfs /dev
 exec </dev/console >/dev/console 2>&1
+# vm.sh: a console without this line is a boot that never reached us.
+echo "kwq-harness: init started"
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mkdir -p /proc /sys /tmp /run
