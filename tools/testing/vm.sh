@@ -68,7 +68,9 @@ boot() {
 		-append "$args" $qemu_args </dev/null >"$log.qemu" 2>&1 || rc=$?
 }
 boot
-if [ -f "$log" ] && ! tr -d '\r' <"$log" | grep -aq '^kwq-harness: init started$'; then
+# (grep reads the file itself: grep -q at the end of a pipe would stop
+# early, and under pipefail the writer's SIGPIPE reads as no match.)
+if [ -f "$log" ] && ! grep -aq '^kwq-harness: init started' "$log"; then
 	mv "$log" "$log.boot-failed"
 	echo "vm.sh: the kernel never reached init (QEMU exit $rc); booting once more" \
 		"(first console: $log.boot-failed)" >&2
