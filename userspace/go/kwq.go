@@ -326,26 +326,43 @@ func appendRec(b []byte, key string, prio int32) []byte {
 		b = append(b[:cap(b)], 0)
 	}
 	b = b[:n+size]
-	*(*uint32)(unsafe.Pointer(&b[n])) = uint32(len(key))
-	*(*int32)(unsafe.Pointer(&b[n+4])) = prio
-	copy(b[n+recHdrSize:], key)
-	clear(b[n+recHdrSize+len(key) : n+size])
+	putRec(b[n:], key, prio)
 	return b
+}
+
+// putRec writes key's record (priority prio) at the start of b, which
+// has room for it, and returns its size.
+func putRec(b []byte, key string, prio int32) int {
+	size := recSize(len(key))
+	*(*uint32)(unsafe.Pointer(&b[0])) = uint32(len(key))
+	*(*int32)(unsafe.Pointer(&b[4])) = prio
+	copy(b[recHdrSize:], key)
+	clear(b[recHdrSize+len(key) : size])
+	return size
+}
+
+// parseRec reads the record at the start of b: its key and its size.
+func parseRec(b []byte) (string, int, error) {
+	if len(b) < recHdrSize {
+		return "", 0, unix.EPROTO
+	}
+	n := int(*(*uint32)(unsafe.Pointer(&b[0])))
+	if n == 0 || n > KeyLenMax || len(b) < recSize(n) {
+		return "", 0, unix.EPROTO
+	}
+	return string(b[recHdrSize : recHdrSize+n]), recSize(n), nil
 }
 
 // parseRecs appends the keys of the records in b to keys.
 func parseRecs(b []byte, nr int, keys []string) ([]string, error) {
 	off := 0
 	for i := 0; i < nr; i++ {
-		if len(b)-off < recHdrSize {
-			return keys, unix.EPROTO
+		key, size, err := parseRec(b[off:])
+		if err != nil {
+			return keys, err
 		}
-		n := int(*(*uint32)(unsafe.Pointer(&b[off])))
-		if n == 0 || n > KeyLenMax || len(b)-off < recSize(n) {
-			return keys, unix.EPROTO
-		}
-		keys = append(keys, string(b[off+recHdrSize:off+recHdrSize+n]))
-		off += recSize(n)
+		keys = append(keys, key)
+		off += size
 	}
 	return keys, nil
 }
@@ -424,17 +441,6 @@ func (q *Queue) putOne(ob *oneBuf) {
 	}
 }
 
-// putRec writes key's record (priority prio) at the start of rec and
-// returns its size.
-func putRec(rec *[recSizeMax]byte, key string, prio int32) int {
-	size := recSize(len(key))
-	*(*uint32)(unsafe.Pointer(&rec[0])) = uint32(len(key))
-	*(*int32)(unsafe.Pointer(&rec[4])) = prio
-	copy(rec[recHdrSize:], key)
-	clear(rec[recHdrSize+len(key) : size])
-	return size
-}
-
 // keyIoctl is keysIoctl of the one key, without slices: what Add, Done
 // and the other single-key calls run. With delay, the delay its rate
 // limiters chose is stored there.
@@ -448,7 +454,7 @@ func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags u
 	}
 	ob := q.getOne()
 	defer q.putOne(ob)
-	n := putRec(&ob.rec, key, prio)
+	n := putRec(ob.rec[:], key, prio)
 	a := &ob.keys
 	*a = keysArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.rec[0]))), RecsLen: uint32(n),
 		Nr: 1, Flags: flags, AfterNs: int64(after)}
@@ -789,7 +795,7 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 			return "", q.err("done", done, err)
 		}
 		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&ob.rec[0])))
-		a.DoneLen = uint32(putRec(&ob.rec, done, 0))
+		a.DoneLen = uint32(putRec(ob.rec[:], done, 0))
 		a.DoneNr = 1
 	}
 	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.out[0]))), RecsLen: recSizeMax,
@@ -802,11 +808,14 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 		}
 		return "", q.err(op, k, err)
 	}
-	n := int(*(*uint32)(unsafe.Pointer(&ob.out[0])))
-	if a.Get.Nr != 1 || n == 0 || n > KeyLenMax || int(a.Get.Used) < recSize(n) {
+	if a.Get.Nr != 1 || int(a.Get.Used) > len(ob.out) {
 		return "", q.err(op, "", unix.EPROTO)
 	}
-	return string(ob.out[recHdrSize : recHdrSize+n]), nil
+	key, _, err := parseRec(ob.out[:a.Get.Used])
+	if err != nil {
+		return "", q.err(op, "", err)
+	}
+	return key, nil
 }
 
 // TryShutDown shuts the queue down (client-go ShutDown; with drain,
