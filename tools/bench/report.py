@@ -347,6 +347,12 @@ def go_rows(rows, add):
         note=("client-go on the host, native: %s adds/s" % fmt_num(host.med)
               if host else ""),
         short="Go AddAfter: kwq / client-go")
+    kt = tput("go", "kwq_try", "addafter")
+    if kt:
+        add("Go TryAddAfter, one call a key", "adds/s", Stat(kt.values()), "clientgo",
+            Stat(ca.values()), ratio_stat(kt, ca), None,
+            note="AddAfter above gathers its calls into batches of 64",
+            short="Go TryAddAfter / client-go")
     # The Go package's cost over libkwq's for one shape: kwq_ubench's
     # kwq_single (C) against kwq-gobench's p1c1 (Go), ns per item.
     def cost(suite, impl, **m):

@@ -60,8 +60,8 @@ type KeyInfo struct {
 const DelayDead = time.Duration(-1)
 
 func (q *Queue) deadOp(op string, req uintptr, key string, all bool) (int, error) {
-	if q.closed.Load() {
-		return 0, q.err(op, key, ErrClosed)
+	if err := q.enter(op, key); err != nil {
+		return 0, err
 	}
 	a := &deadArgs{}
 	var kb []byte
@@ -111,8 +111,8 @@ func infoOf(r *infoRec, key []byte) KeyInfo {
 
 // Inspect reports where key is (ENOENT if the queue holds nothing of it).
 func (q *Queue) Inspect(key string) (KeyInfo, error) {
-	if q.closed.Load() {
-		return KeyInfo{}, q.err("inspect", key, ErrClosed)
+	if err := q.enter("inspect", key); err != nil {
+		return KeyInfo{}, err
 	}
 	if err := validKey(key); err != nil {
 		return KeyInfo{}, q.err("inspect", key, err)
@@ -133,8 +133,8 @@ func (q *Queue) Inspect(key string) (KeyInfo, error) {
 // Keys lists every key in one of states (bits 1 << KeyState; StatesAll
 // for all), walking the queue a chunk at a time with its cursor.
 func (q *Queue) Keys(states uint32) ([]KeyInfo, error) {
-	if q.closed.Load() {
-		return nil, q.err("inspect", "", ErrClosed)
+	if err := q.enter("inspect", ""); err != nil {
+		return nil, err
 	}
 	const chunk = 64
 	buf := make([]uint64, chunk*infoRecSizeMax/8)

@@ -86,6 +86,10 @@ type Queue struct {
 	lease   atomic.Uint64 // KWQ_IOC_GET's processing_timeout_ns
 	onError func(error)
 	one     atomic.Pointer[oneBuf] // a spare oneBuf: see getOne
+	// after holds the AddAfter calls gathered for one batch (after.go);
+	// gathered is set while it has any, for enter.
+	after    afterGather
+	gathered atomic.Bool
 }
 
 // NoDeadline as a processing timeout: the keys taken have none, whatever
@@ -286,14 +290,32 @@ func (q *Queue) Name() string { return q.name }
 // to it. The queue itself stays (Destroy removes it). Call it once no
 // goroutine uses q any more.
 func (q *Queue) Close() error {
-	if q.closed.Swap(true) {
+	q.after.mu.Lock()
+	if q.closed.Load() {
+		q.after.mu.Unlock()
 		return &Error{Op: "close", Queue: q.name, Err: ErrClosed}
 	}
+	errs := q.sendGatheredLocked()
+	q.closed.Store(true)
+	q.after.mu.Unlock()
+	q.reportAll(errs)
 	return unix.Close(q.fd)
 }
 
 func (q *Queue) err(op, key string, err error) error {
 	return &Error{Op: op, Queue: q.name, Key: key, Err: err}
+}
+
+// enter starts every call but AddAfter's gathering: ErrClosed once q is
+// closed; else it sends the AddAfter calls gathered before this one.
+func (q *Queue) enter(op, key string) error {
+	if q.closed.Load() {
+		return q.err(op, key, ErrClosed)
+	}
+	if q.gathered.Load() {
+		q.Flush()
+	}
+	return nil
 }
 
 // recBuf is a heap buffer of records and the argument structs, pooled:
@@ -371,8 +393,8 @@ func parseRecs(b []byte, nr int, keys []string) ([]string, error) {
 // checked first: bad input changes nothing. Returns how many took effect.
 func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, flags uint32,
 	after time.Duration, delays []uint64) (int, error) {
-	if q.closed.Load() {
-		return 0, q.err(op, firstKey(keys), ErrClosed)
+	if err := q.enter(op, firstKey(keys)); err != nil {
+		return 0, err
 	}
 	if len(keys) == 0 || len(keys) > BatchMax {
 		return 0, q.err(op, "", fmt.Errorf("%d keys, not 1..%d", len(keys), BatchMax))
@@ -382,6 +404,12 @@ func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, fla
 			return 0, q.err(op, k, err)
 		}
 	}
+	return q.sendKeys(op, req, keys, prio, flags, after, delays)
+}
+
+// sendKeys is keysIoctl's call, of keys it checked.
+func (q *Queue) sendKeys(op string, req uintptr, keys []string, prio int32, flags uint32,
+	after time.Duration, delays []uint64) (int, error) {
 	rb := getBuf()
 	defer putBuf(rb)
 	for _, k := range keys {
@@ -446,8 +474,8 @@ func (q *Queue) putOne(ob *oneBuf) {
 // limiters chose is stored there.
 func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags uint32,
 	after time.Duration, delay *uint64) error {
-	if q.closed.Load() {
-		return q.err(op, key, ErrClosed)
+	if err := q.enter(op, key); err != nil {
+		return err
 	}
 	if err := validKey(key); err != nil {
 		return q.err(op, key, err)
@@ -554,8 +582,8 @@ func (q *Queue) SetProcessingTimeout(d time.Duration) error {
 // a worker's heartbeat. ENOENT if key is not processing, EPERM if another
 // fd holds it, ESTALE if its deadline already took it back.
 func (q *Queue) Touch(key string, d time.Duration) error {
-	if q.closed.Load() {
-		return q.err("touch", key, ErrClosed)
+	if err := q.enter("touch", key); err != nil {
+		return err
 	}
 	if err := validKey(key); err != nil {
 		return q.err("touch", key, err)
@@ -609,8 +637,8 @@ func (q *Queue) Remove(key string) error {
 
 // TryNumRequeues is key's failure count (client-go NumRequeues).
 func (q *Queue) TryNumRequeues(key string) (int, error) {
-	if q.closed.Load() {
-		return 0, q.err("num-requeues", key, ErrClosed)
+	if err := q.enter("num-requeues", key); err != nil {
+		return 0, err
 	}
 	if err := validKey(key); err != nil {
 		return 0, q.err("num-requeues", key, err)
@@ -629,8 +657,8 @@ func (q *Queue) TryNumRequeues(key string) (int, error) {
 
 // TryLen is the number of keys ready (client-go Len).
 func (q *Queue) TryLen() (int, error) {
-	if q.closed.Load() {
-		return 0, q.err("len", "", ErrClosed)
+	if err := q.enter("len", ""); err != nil {
+		return 0, err
 	}
 	rb := getBuf()
 	defer putBuf(rb)
@@ -648,8 +676,8 @@ const Forever time.Duration = -1
 // GetBatch does, in one system call: a worker's cycle. If finishing a key
 // fails, no key is taken and the error names it.
 func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string, error) {
-	if q.closed.Load() {
-		return nil, q.err("done-get", firstKey(done), ErrClosed)
+	if err := q.enter("done-get", firstKey(done)); err != nil {
+		return nil, err
 	}
 	if max < 1 || max > BatchMax {
 		return nil, q.err("get", "", fmt.Errorf("max %d keys, not 1..%d", max, BatchMax))
@@ -783,8 +811,8 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	if done != "" {
 		op = "done-get"
 	}
-	if q.closed.Load() {
-		return "", q.err(op, done, ErrClosed)
+	if err := q.enter(op, done); err != nil {
+		return "", err
 	}
 	ob := q.getOne()
 	defer q.putOne(ob)
@@ -823,8 +851,8 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 // ready, then ESHUTDOWN. With drain, it waits until no key is ready or
 // processing.
 func (q *Queue) TryShutDown(drain bool) error {
-	if q.closed.Load() {
-		return q.err("shutdown", "", ErrClosed)
+	if err := q.enter("shutdown", ""); err != nil {
+		return err
 	}
 	rb := getBuf()
 	defer putBuf(rb)
@@ -863,8 +891,8 @@ var statsPool = sync.Pool{New: func() any { return new(statsArgs) }}
 
 // Stats reads the queue's counters.
 func (q *Queue) Stats() (Stats, error) {
-	if q.closed.Load() {
-		return Stats{}, q.err("stats", "", ErrClosed)
+	if err := q.enter("stats", ""); err != nil {
+		return Stats{}, err
 	}
 	a := statsPool.Get().(*statsArgs)
 	defer statsPool.Put(a)
@@ -940,8 +968,13 @@ func (q *Queue) ShuttingDown() bool {
 }
 
 // AddAfter is TryAddAfter with the error to the ErrorHandler; dropped
-// silently after ShutDown.
+// silently after ShutDown. Calls with a delay of 10 ms or more are
+// gathered and sent in batches (after.go, Flush), as client-go's AddAfter
+// also returns before its key is queued.
 func (q *Queue) AddAfter(key string, d time.Duration) {
+	if d >= afterGatherMin && validKey(key) == nil && q.gather(key, d) {
+		return
+	}
 	if err := q.TryAddAfter(key, d); err != nil && !errors.Is(err, unix.ESHUTDOWN) {
 		q.onError(err)
 	}

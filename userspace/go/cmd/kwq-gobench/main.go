@@ -20,8 +20,11 @@
 //	          (the producer backs off on ENOSPC): the shape of
 //	          kwq_ubench's kwq_single, to set the Go package's cost
 //	          against libkwq's
-//	addafter  AFTER AddAfter calls of distinct keys an hour away
-//	          (clientgo, kwq); the queue is then shut down
+//	addafter  AFTER AddAfter calls of distinct keys an hour away, then
+//	          ShutDown
+//	            clientgo    AddAfter (to its waiting goroutine)
+//	            kwq         AddAfter: gathered, sent in batches of 64
+//	            kwq_try     TryAddAfter: one system call a key
 //
 // Results are lines "RESULT suite=go impl=... shape=... rep=... items=...
 // ns=..." (suite=gohost with -host).
@@ -263,6 +266,12 @@ func runs(items, after int, host bool) []run {
 			pipelineKwq(q, k, 1, 1, true)
 		})},
 		run{"kwq", "addafter", after, withKwq(0, func(q *kwq.Queue) {
+			for _, key := range ka {
+				q.AddAfter(key, faraway)
+			}
+			q.ShutDown()
+		})},
+		run{"kwq_try", "addafter", after, withKwq(0, func(q *kwq.Queue) {
 			for _, key := range ka {
 				if err := q.TryAddAfter(key, faraway); err != nil {
 					die("%v", err)

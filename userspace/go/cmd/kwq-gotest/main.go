@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -947,6 +948,90 @@ func testSignalInDoneGet() error {
 	return q.TryDone("next")
 }
 
+// testAddAfterGather: AddAfter gathers its calls (after.go). A gathered
+// key reaches the kernel before the next call through the same Queue,
+// within the gathering window for another fd, and at Close; a key the
+// kernel refuses reaches the ErrorHandler named, and the keys gathered
+// after it are still sent.
+func testAddAfterGather() error {
+	seq++
+	name := fmt.Sprintf("gotest-%d-%d", os.Getpid(), seq)
+	kwq.Destroy(name)
+	var mu sync.Mutex
+	var errs []error
+	q, err := kwq.New(kwq.Config{Name: name, Mode: 0o600, MaxItems: 3,
+		ErrorHandler: func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }})
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	other, err := kwq.Open(name, nil)
+	if err != nil {
+		return err
+	}
+	defer other.Close()
+	waiting := func(want uint64, what string) error {
+		for end := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			s, err := other.Stats()
+			if err != nil || s.Waiting == want {
+				return err
+			}
+			if time.Now().After(end) {
+				return errorf("%s: another fd sees %d waiting after 5 s, want %d", what, s.Waiting, want)
+			}
+		}
+	}
+	q.AddAfter("a", time.Hour)
+	if err := q.Remove("a"); err != nil {
+		return errorf("Remove right after AddAfter, same Queue: %v", err)
+	}
+	q.AddAfter("b", time.Hour)
+	q.AddAfter("c", time.Hour)
+	if err := waiting(2, "no call after two AddAfter"); err != nil {
+		return err
+	}
+	// MaxItems 3 with b and c waiting: d fits, e and f are refused.
+	for _, k := range []string{"d", "e", "f"} {
+		q.AddAfter(k, time.Hour)
+	}
+	q.Flush()
+	var got []string
+	for end := time.Now().Add(5 * time.Second); len(got) < 2 && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		mu.Lock()
+		got = got[:0]
+		for _, e := range errs {
+			var ke *kwq.Error
+			if !errors.As(e, &ke) || !errors.Is(e, unix.ENOSPC) || ke.Op != "add-after" {
+				mu.Unlock()
+				return errorf("error handler got %v, want an add-after ENOSPC", e)
+			}
+			got = append(got, ke.Key)
+		}
+		mu.Unlock()
+	}
+	if !slices.Equal(got, []string{"e", "f"}) {
+		return errorf("refused keys %q, want [e f]", got)
+	}
+	if err := waiting(3, "after Flush"); err != nil {
+		return err
+	}
+	if err := q.Remove("b"); err != nil {
+		return err
+	}
+	q2, err := kwq.Open(name, nil)
+	if err != nil {
+		return err
+	}
+	q2.AddAfter("g", time.Hour)
+	if err := q2.Close(); err != nil {
+		return err
+	}
+	if info, err := other.Inspect("g"); err != nil || info.State != kwq.Waiting {
+		return errorf("g after its Queue's Close: %+v %v, want waiting", info, err)
+	}
+	return nil
+}
+
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "child" {
 		child(os.Args[2], os.Args[3])
@@ -971,6 +1056,7 @@ func main() {
 	add("AddAfter policies: Replace and Latest beside earliest-wins", testAfterPolicy)
 	add("a signal in DoneGet's wait: the done holds once, the get goes on", testSignalInDoneGet)
 	add("DoneGetOne: a single-key worker loop, errors naming the key", testDoneGetOne)
+	add("AddAfter gathers: ordered before later calls, sent at Close, refusals named", testAddAfterGather)
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
