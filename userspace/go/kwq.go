@@ -85,11 +85,12 @@ type Queue struct {
 	closed  atomic.Bool
 	lease   atomic.Uint64 // KWQ_IOC_GET's processing_timeout_ns
 	onError func(error)
-	one     atomic.Pointer[oneBuf] // a spare oneBuf: see getOne
+	oneBusy atomic.Bool // oneBuf is taken: see getOne
 	// after holds the AddAfter calls gathered for one batch (after.go);
 	// gathered is set while it has any, for enter.
 	after    afterGather
 	gathered atomic.Bool
+	oneBuf   oneBuf
 }
 
 // NoDeadline as a processing timeout: the keys taken have none, whatever
@@ -358,8 +359,10 @@ func putRec(b []byte, key string, prio int32) int {
 	size := recSize(len(key))
 	*(*uint32)(unsafe.Pointer(&b[0])) = uint32(len(key))
 	*(*int32)(unsafe.Pointer(&b[4])) = prio
+	// The padding: the record's last 8 bytes zeroed before the key
+	// covers their start (a key is at least 1 byte: size >= 16).
+	*(*uint64)(unsafe.Pointer(&b[size-8])) = 0
 	copy(b[recHdrSize:], key)
-	clear(b[recHdrSize+len(key) : size])
 	return size
 }
 
@@ -453,20 +456,23 @@ type oneBuf struct {
 
 var onePool = sync.Pool{New: func() any { return new(oneBuf) }}
 
-// getOne takes the Queue's spare oneBuf, or one from the pool if another
-// goroutine has it: a loop of single-key calls reuses one without the
-// pool's per-P bookkeeping. putOne gives it back.
+// getOne takes the Queue's own oneBuf, or one from the pool if another
+// goroutine has it: a loop of single-key calls reuses one with a flag
+// (no pointer swap, no write barrier) and without the pool's per-P
+// bookkeeping. putOne gives it back.
 func (q *Queue) getOne() *oneBuf {
-	if ob := q.one.Swap(nil); ob != nil {
-		return ob
+	if q.oneBusy.CompareAndSwap(false, true) {
+		return &q.oneBuf
 	}
 	return onePool.Get().(*oneBuf)
 }
 
 func (q *Queue) putOne(ob *oneBuf) {
-	if !q.one.CompareAndSwap(nil, ob) {
-		onePool.Put(ob)
+	if ob == &q.oneBuf {
+		q.oneBusy.Store(false)
+		return
 	}
+	onePool.Put(ob)
 }
 
 // keyIoctl is keysIoctl of the one key, without slices: what Add, Done
