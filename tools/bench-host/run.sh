@@ -52,4 +52,5 @@ cg_setup hostbench "$bin"
 cg_run_all "$out" "${jobs[@]}"
 
 python3 "$KWQ_ROOT/tools/bench-host/report.py" "$out"
+"$KWQ_ROOT/tools/bench-host/gocount.sh"
 cg_footer "$out"

@@ -401,10 +401,12 @@ if [[ " $sections " == *" static "* ]]; then
 	# The host tests compare the Go mirror of the ABI with what gcc makes
 	# of include/uapi/linux/kwq.h (userspace/go/testdata/abi.c).
 	# shellcheck disable=SC2016 # sh -c expands them
-	run_check "go vet and host tests of the Go package kwq.dev/kwq (ABI against the C header)" sh -c \
+	run_check "go vet and host tests of the Go package kwq.dev/kwq (ABI against the C header; vet of its kwqcount build too)" sh -c \
 		'mkdir -p "$2" && gcc -Wall -Wextra -Werror -I"$1/include/uapi" -o "$2/abi" "$1/userspace/go/testdata/abi.c" &&
 		"$2/abi" >"$2/abi.txt" &&
 		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest kwq.dev/kwq/example &&
+		"$0" go vet -tags kwqcount kwq.dev/kwq &&
+		"$0" go vet -tags kwqcount "$1/tools/bench-host/gocount/main.go" &&
 		KWQ_ABI_FILE="$2/abi.txt" "$0" go test -count=1 -v kwq.dev/kwq' \
 		"$goenv" "$KWQ_ROOT" "$KWQ_OUT/go"
 	cgver=$(sid_pin golang-k8s-client-go-dev)
