@@ -3,12 +3,12 @@
 # kwqctl end to end, in the test VM (busybox sh, kwqctl in PATH): every
 # command, exit statuses, exact limiter delays, delay order, detached
 # get/done across processes, drain, work (retries, -j, kill -9 returns
-# its leases). Prints KTAP (tests/ktap.sh).
+# its leases), batch (output as alone, stops, --force, no fd left open). Prints KTAP (tests/ktap.sh).
 K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 87 150
+ktap_begin kwq_kwqctl 94 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -335,6 +335,65 @@ grep -q '"processing_timeouts_total":1[,}]' $T/out && pass untouched_key_timed_o
 	fail untouched_key_timed_out "$(cat $T/out)"
 err_is touch_not_held_enoent 1 ENOENT $K touch $H nope
 $K destroy $H
+
+# --- batch: commands from a file or stdin, in one process -------------
+# The same commands alone (on queue B1) and in a batch (on B2): the same
+# output. Then a failing line stops a batch with its status and line.
+for b in B1 B2; do
+	cat >$T/$b <<EOF
+create $Q-$b --limiter exponential:5ms:1s
+add $Q-$b x y --priority 3
+add $Q-$b --after 1h later
+len $Q-$b
+get $Q-$b -n 2
+add-rate-limited $Q-$b z z2
+done $Q-$b x
+requeues $Q-$b z
+inspect $Q-$b y
+list
+destroy $Q-$b
+EOF
+done
+: >$T/alone
+while read -r line; do
+	# shellcheck disable=SC2086 # the words of the line, as batch splits them
+	$K $line >>$T/alone 2>&1 || echo "exit $?" >>$T/alone
+done <$T/B1
+sed "s/$Q-B1/$Q-B2/g" $T/alone >$T/alone2
+run $K batch $T/B2
+# inspect's since= is a time: only its shape is compared
+sed -i 's/since=[0-9.]*[a-z]*/since=T/' $T/out $T/alone2
+if [ "$rc" = 0 ] && [ ! -s $T/err ] && cmp -s $T/out $T/alone2 &&
+	grep -q "^z 5ms$" $T/out; then pass batch_output_as_alone; else
+	fail batch_output_as_alone "exit $rc: $(cat $T/err) $(diff $T/alone2 $T/out)"; fi
+out_is batch_from_stdin 1 sh -c "printf '%s\n' 'create $Q-B3' 'add $Q-B3 \"k 1\"' 'len $Q-B3' 'destroy $Q-B3' | $K batch -"
+printf '%s\n' "create $Q-B4" "# a comment" "" "add $Q-B4 k" "done $Q-B4 k" "add $Q-B4 m" \
+	"destroy $Q-B4" >$T/B4
+run $K batch $T/B4
+if [ "$rc" = 1 ] && [ "$(cat $T/err)" = "kwqctl: done: key k: No such file or directory (ENOENT)
+kwqctl: batch: $T/B4:5: 'done' failed (exit status 1), stopped" ]; then pass batch_stops_at_failing_line
+else fail batch_stops_at_failing_line "exit $rc: $(cat $T/err)"; fi
+out_is batch_stopped_before_next_line 1 $K len $Q-B4
+# --force: every line; the status is the first failure's (get's 3 here)
+printf '%s\n' "get $Q-B4 --timeout 0" "done $Q-B4 nope" "add $Q-B4 n" >$T/B5
+run $K batch --force $T/B5
+if [ "$rc" = 3 ] && grep -q "B5:1: 'get' failed (exit status 3)\$" $T/err &&
+	grep -q "B5:2: 'done' failed (exit status 1)\$" $T/err; then pass batch_force_first_status
+else fail batch_force_first_status "exit $rc: $(cat $T/err)"; fi
+out_is batch_force_ran_last_line 2 $K len $Q-B4
+# Every command's error path, in one batch: none may leave an fd open
+# (batch checks after each command and stops on a leak).
+M=$Q-missing
+printf '%s\n' "create $Q-B4" "destroy $M" "add $M k" "add-rate-limited $M k" "forget $M k" \
+	"requeues $Q-B4 nope" "remove $M k" "len $M" "get $M" "get $Q-B4 -n 2" \
+	"get $Q-B4 --timeout 0" "done $Q-B4 nope" "touch $Q-B4 nope" "shutdown $M" "stats $M" \
+	"work $M -- true" "inspect $Q-B4 nope" "inspect $M" "dead $M" "revive $Q-B4 nope" \
+	"purge $Q-B4 nope" "add $Q-B4 --after 1s --replace --later k" >$T/B6
+run $K batch --force $T/B6
+lines=$(grep -c "B6:[0-9]*: '[a-z-]*' failed" $T/err)
+if [ "$rc" = 1 ] && [ "$lines" = 21 ] && ! grep -q 'fd open' $T/err; then pass batch_error_paths_close_fds
+else fail batch_error_paths_close_fds "exit $rc, $lines failures: $(grep -v "^kwqctl: [a-z-]*: " $T/err)"; fi
+$K destroy $Q-B4
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help
