@@ -16,7 +16,7 @@
 # the nine SLAB_TYPESAFE_BY_RCU node caches (kmem_cache_destroy() waits
 # for kfree_rcu and call_rcu callbacks and flushes KASAN's quarantine,
 # per cache) and 0.25 s freeing the module; insmod 0.2 s; the 13 kwqctl
-# runs 0.06 s each, mostly fork and exec.
+# runs 0.06 s each, mostly fork and exec (since run as one kwqctl batch).
 CYCLES=${CYCLES:-100}
 MOD=${KWQ_MOD:-/kwq/kwq.ko}
 EXAMPLE=${KWQ_EXAMPLE:-/kwq/kwq_example.ko}
@@ -69,19 +69,18 @@ while [ $i -lt "$CYCLES" ]; do
 	if ! out=$(rmmod kwq 2>&1); then bad=1; why="cycle $i: rmmod: $out"; break; fi
 	if ! out=$(insmod "$MOD" 2>&1); then bad=1; why="cycle $i: insmod: $out"; break; fi
 	if ! wait_dev; then bad=1; why="cycle $i: no /dev/kwq"; break; fi
+	# The workload, one kwqctl process (batch) instead of 13: a queue
+	# left with keys ready, processing and waiting, and a second one
+	# destroyed (both paths of teardown). len's line is last.
 	q=cyc$i
-	{
-		kwqctl create $q --max-items 1000 &&
-		kwqctl add $q a b c d e f &&
-		kwqctl add $q --after 1h later &&
-		kwqctl get $q --timeout 0 -n 2 >/dev/null &&
-		kwqctl done $q a &&
-		kwqctl add-rate-limited $q g >/dev/null &&
-		[ "$(kwqctl len $q)" -ge 4 ]
-	} >/tmp/lc.out 2>&1 || { bad=1; why="cycle $i: workload: $(cat /tmp/lc.out)"; break; }
-	# a second queue, destroyed: both paths of teardown
-	kwqctl create tmp$i && kwqctl add tmp$i x && kwqctl destroy tmp$i ||
-		{ bad=1; why="cycle $i: create/destroy"; break; }
+	printf '%s\n' "create $q --max-items 1000" "add $q a b c d e f" \
+		"add $q --after 1h later" "get $q --timeout 0 -n 2" "done $q a" \
+		"add-rate-limited $q g" "create tmp$i" "add tmp$i x" \
+		"destroy tmp$i" "len $q" >/tmp/lc.in
+	out=$(kwqctl batch /tmp/lc.in 2>&1) || { bad=1; why="cycle $i: workload: $out"; break; }
+	len=${out##*
+}
+	[ "$len" -ge 4 ] 2>/dev/null || { bad=1; why="cycle $i: len $len: $out"; break; }
 done
 # one more unload (of cycle $CYCLES's queues) and load
 [ $bad = 0 ] && { out=$(rmmod kwq 2>&1 && insmod "$MOD" 2>&1 && wait_dev) ||
