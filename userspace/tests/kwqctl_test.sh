@@ -47,6 +47,14 @@ wait_for() {
 		i=$((i + 1))
 	done
 }
+# stats_until PATTERN QUEUE: until QUEUE's stats --json match (20 s)
+stats_until() {
+	i=0
+	until $K stats "$2" --json | grep -q "$1" || [ $i -ge 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 nl='
 '
 Q=ctl-$$
@@ -303,7 +311,9 @@ wpid=$!
 wait_for 1 '^nap1' $T/ran
 # Its lease is work's: another process cannot touch it (2 s of CMD left).
 err_is touch_leased_key_eperm 1 EPERM $K touch $W nap1
-sleep 3
+# Until CMD is over and its key done (or, failing, taken back: then not
+# processing either), at most 20 s.
+stats_until '"processing":0' $W
 run $K stats $W --json
 grep -q '"processing_timeouts_total":0' $T/out && grep -q '"processing":0' $T/out &&
 	[ "$(grep -c '^nap1' $T/ran)" = 1 ] &&
@@ -316,14 +326,16 @@ rc_is create_bad_processing_timeout 1 $K create $W --processing-timeout 1us
 # --- touch: the deadline of keys taken by get, from the shell -----------
 # "kept" is touched 1 h ahead well before its 3 s deadline and "freed"
 # loses its deadline; "lost", taken with them, is not touched and is
-# taken back: 5 s later only "lost" timed out.
+# taken back: once it was (at most 20 s), and 0.5 s more, only "lost"
+# timed out.
 H=$Q-touch
 $K create $H --processing-timeout 3s
 $K add $H kept lost freed
 $K get $H -n 3 >/dev/null
 rc_is touch_before_deadline 0 $K touch $H --processing-timeout 1h kept
 rc_is touch_none_clears_deadline 0 $K touch $H --processing-timeout none freed
-sleep 5
+stats_until '"processing_timeouts_total":[1-9]' $H
+sleep 0.5
 run $K inspect $H kept
 grep -q '^kept processing ' $T/out && pass touched_key_not_timed_out ||
 	fail touched_key_not_timed_out "$(cat $T/out)"
