@@ -11,12 +11,14 @@
 # runs the 100 cycles on the debug 7.2 kernel and 10 elsewhere
 # (tools/testing/check.sh, lifecycle_few). Prints KTAP (tests/ktap.sh).
 #
-# Where a cycle's time goes on the KASAN kernel (debug 6.12, a quiet
-# host, about 1.6 s): rmmod 0.6-0.8 s, of which 0.4-0.5 s destroying
-# the nine SLAB_TYPESAFE_BY_RCU node caches (kmem_cache_destroy() waits
-# for kfree_rcu and call_rcu callbacks and flushes KASAN's quarantine,
-# per cache) and 0.25 s freeing the module; insmod 0.2 s; the 13 kwqctl
-# runs 0.06 s each, mostly fork and exec (since run as one kwqctl batch).
+# Where a cycle's time goes on the KASAN kernels (debug 7.2 after KUnit,
+# ad-hoc VM, 10 cycles each way): rmmod 0.72-0.77 s when the nine
+# SLAB_TYPESAFE_BY_RCU node caches were destroyed one after the other
+# (0.47 s of it: kmem_cache_destroy() waits for kfree_rcu and RCU
+# barriers and flushes KASAN's quarantine, per cache), 0.60 s since they
+# end side by side (0.29 s; src/table.c); insmod 0.28-0.30 s; the
+# workload 0.83 s as 13 kwqctl runs (mostly fork and exec: 10 runs of
+# /bin/true take 0.6-1 s there), 0.20 s as one kwqctl batch.
 CYCLES=${CYCLES:-100}
 MOD=${KWQ_MOD:-/kwq/kwq.ko}
 EXAMPLE=${KWQ_EXAMPLE:-/kwq/kwq_example.ko}
