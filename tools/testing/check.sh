@@ -310,7 +310,7 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ||
 		m=$KWQ_OUT/mod-debug-$v
 		if [ -f "$m/kwq_test.ko" ]; then
 			plan debug-$v >"$KWQ_OUT/plan-debug-$v"
-			# 5.5 (6.12) and 7 min (7.2) alone on 2 cores; the timeout
+			# 7-8 (6.12) and 5.5-6 min (7.2) on 2 cores; the timeout
 			# only catches a hang. Other VMs on the machine can make it
 			# six times that: at load 14-16 the 6.12 VM took 1786 s.
 			vm_bg "debug-$v" "$kd/arch/x86/boot/bzImage" "$KWQ_OUT/plan-debug-$v" 2700 \
@@ -505,7 +505,7 @@ if [[ " $sections " == *" demo "* ]]; then
 fi
 
 section "waiting for the VMs" \
-	"debug 7.2 ~7 min, debug 6.12 ~5.5, the self-test 1.5, stock 6.1, 6.12, 7.2 and the demo 1 each; $KWQ_VM_JOBS_IDLE at a time now"
+	"debug 6.12 ~7.5 min, debug 7.2 ~5.5, stock 6.1, 6.12, 7.2 and the self-test 1.5 each, the demo 0.5; $KWQ_VM_JOBS_IDLE at a time now"
 # The host is done: its share of the cores goes to one more VM.
 echo "$KWQ_VM_JOBS_IDLE" >"$jobs/slots"
 for n in "${vm_order[@]}"; do
