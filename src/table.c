@@ -325,10 +325,39 @@ int kwq_table_init(void)
 	return 0;
 }
 
+/* One node cache's end, run on an unbound worker (kwq_table_exit()). */
+struct kwq_cache_end {
+	struct work_struct work;
+	struct kmem_cache *cache;
+};
+
+static void kwq_cache_end_fn(struct work_struct *work)
+{
+	kmem_cache_destroy(container_of(work, struct kwq_cache_end, work)->cache);
+}
+
+/*
+ * The caches end side by side. kmem_cache_destroy() of a
+ * SLAB_TYPESAFE_BY_RCU cache waits for in-flight kfree_rcu() and for
+ * an rcu_barrier() (two with CONFIG_SLUB_RCU_DEBUG), and flushes KASAN's
+ * quarantine of it: nine in a row made rmmod wait for some thirty RCU
+ * barriers. Run at once, the waits overlap (an rcu_barrier() serves
+ * every caller that waited for it): on the debug 7.2 kernel the nine
+ * took 0.29 s instead of 0.47 s.
+ */
 void kwq_table_exit(void)
 {
+	struct kwq_cache_end ends[KWQ_NODE_CACHES];
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(kwq_node_caches); i++)
-		kmem_cache_destroy(kwq_node_caches[i]);
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		INIT_WORK_ONSTACK(&ends[i].work, kwq_cache_end_fn);
+		ends[i].cache = kwq_node_caches[i];
+		queue_work(system_unbound_wq, &ends[i].work);
+	}
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		flush_work(&ends[i].work);
+		destroy_work_on_stack(&ends[i].work);
+		kwq_node_caches[i] = NULL;
+	}
 }

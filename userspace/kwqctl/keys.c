@@ -60,7 +60,7 @@ static int add_opt(void *st, int opt, const char *val)
 /*
  * Parse QUEUE KEY... (and @on_opt's options) and pack the keys with
  * priority *@prio (read after parsing). 0, or -1 with the exit status
- * in a->rc.
+ * in a->rc. After 0 the caller frees @rb.
  */
 static int parse_keys(const struct cmd_ctx *ctx, int argc, char **argv,
 		      cmd_opt_fn on_opt, void *st, const int *prio,
@@ -70,27 +70,43 @@ static int parse_keys(const struct cmd_ctx *ctx, int argc, char **argv,
 		return -1;
 	if (pack_keys(rb, a->pos + 1, a->npos - 1, prio ? *prio : 0)) {
 		a->rc = errno == EINVAL ? EX_USAGE : EX_ERR;
+		kwq_recbuf_free(rb);
 		return -1;
 	}
 	return 0;
 }
 
-/* One batch call over the keys of @a in @rb; its error printed. */
+/* One batch call over the keys of @a in @rb (freed); its error printed. */
 static int keys_batch(const struct cmd_ctx *ctx, const struct cmd_args *a,
-		      const struct kwq_recbuf *rb, struct kwq_batch_opts *bo,
+		      struct kwq_recbuf *rb, struct kwq_batch_opts *bo,
 		      int (*fn)(int, const struct kwq_recbuf *, unsigned int *))
 {
 	unsigned int done;
-	int fd = attach(ctx, a->pos[0]);
+	int fd = attach(ctx, a->pos[0]), rc = EX_OK;
 
-	if (fd < 0)
-		return EX_ERR;
-	if ((bo ? kwq_add_batch(fd, rb, bo, &done) : fn(fd, rb, &done)) < 0) {
-		batch_error(errno, a->pos + 1, rb->nr, done);
+	if (fd < 0) {
+		kwq_recbuf_free(rb);
 		return EX_ERR;
 	}
+	if ((bo ? kwq_add_batch(fd, rb, bo, &done) : fn(fd, rb, &done)) < 0) {
+		batch_error(errno, a->pos + 1, rb->nr, done);
+		rc = EX_ERR;
+	}
 	close(fd);
-	return EX_OK;
+	kwq_recbuf_free(rb);
+	return rc;
+}
+
+/* What is wrong with add's options together, or NULL. */
+static const char *add_conflict(const struct add_args *o)
+{
+	if (o->which == (KWQ_ADD_REPLACE | KWQ_ADD_LATER))
+		return "--replace and --later exclude each other";
+	if (o->which && (!o->has_after || !o->after))
+		return "--replace and --later need --after with a duration > 0";
+	if (o->has_after && o->after > INT64_MAX)
+		return "--after too large";
+	return NULL;
 }
 
 int cmd_add(const struct cmd_ctx *ctx, int argc, char **argv)
@@ -99,22 +115,17 @@ int cmd_add(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct kwq_batch_opts bo = { 0, 0, NULL };
 	struct add_args o = { 0, false, 0, 0 };
 	struct cmd_args a;
+	const char *why;
 
 	if (parse_keys(ctx, argc, argv, add_opt, &o, &o.prio, &a, &rb))
 		return a.rc;
-	if (o.which == (KWQ_ADD_REPLACE | KWQ_ADD_LATER)) {
-		err_usage("--replace and --later exclude each other");
-		return EX_USAGE;
-	}
-	if (o.which && (!o.has_after || !o.after)) {
-		err_usage("--replace and --later need --after with a duration > 0");
+	why = add_conflict(&o);
+	if (why) {
+		err_usage("%s", why);
+		kwq_recbuf_free(&rb);
 		return EX_USAGE;
 	}
 	if (o.has_after) {
-		if (o.after > INT64_MAX) {
-			err_usage("--after too large");
-			return EX_USAGE;
-		}
 		bo.flags = KWQ_ADD_AFTER | o.which;
 		bo.after_ns = (int64_t)o.after;
 	}
@@ -125,34 +136,34 @@ int cmd_add_rate_limited(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
 	struct kwq_batch_opts bo = { KWQ_ADD_RATE_LIMITED, 0, NULL };
-	unsigned int done, i;
+	unsigned int done = 0, i;
+	int fd = -1, ret = -1, e;
 	struct cmd_args a;
-	int fd, ret, e;
 	char dur[32];
 
 	if (parse_keys(ctx, argc, argv, NULL, NULL, NULL, &a, &rb))
 		return a.rc;
 	bo.delays = calloc(rb.nr, sizeof(*bo.delays));
-	if (!bo.delays) {
+	if (!bo.delays)
 		err_errno(errno, NULL);
-		return EX_ERR;
-	}
-	fd = attach(ctx, a.pos[0]);
-	if (fd < 0)
-		return EX_ERR;
-	ret = kwq_add_batch(fd, &rb, &bo, &done);
+	else
+		fd = attach(ctx, a.pos[0]);
+	if (fd >= 0)
+		ret = kwq_add_batch(fd, &rb, &bo, &done);
 	e = errno;
 	for (i = 0; i < done && i < rb.nr; i++) {
 		kwq_format_duration(dur, sizeof(dur), bo.delays[i]);
 		printf("%s %s\n", a.pos[1 + i], dur);
 	}
-	if (ret < 0) {
+	if (fd >= 0 && ret < 0) {
 		fflush(stdout);
 		batch_error(e, a.pos + 1, rb.nr, done);
-		return EX_ERR;
 	}
-	close(fd);
-	return EX_OK;
+	if (fd >= 0)
+		close(fd);
+	free(bo.delays);
+	kwq_recbuf_free(&rb);
+	return ret < 0 ? EX_ERR : EX_OK;
 }
 
 /* forget, remove, done: one batch ioctl over the keys */
@@ -263,6 +274,7 @@ int cmd_requeues(const struct cmd_ctx *ctx, int argc, char **argv)
 	n = kwq_num_requeues(fd, key, strlen(key));
 	if (n < 0) {
 		err_errno(errno, "key %s", key);
+		close(fd);
 		return EX_ERR;
 	}
 	printf("%ld\n", n);
@@ -331,7 +343,7 @@ int cmd_get(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct cmd_args a;
 	size_t used, off, len;
 	const void *key;
-	int fd, n;
+	int fd, n, e;
 
 	if (cmd_parse(ctx, argc, argv, get_opt, &o, &a))
 		return a.rc;
@@ -346,11 +358,13 @@ int cmd_get(const struct cmd_ctx *ctx, int argc, char **argv)
 		if (n < 0) {
 			if (got)
 				break;
-			if (errno == EAGAIN || errno == ETIMEDOUT)
+			e = errno;
+			close(fd);
+			if (e == EAGAIN || e == ETIMEDOUT)
 				return EX_EMPTY;
-			if (errno == ESHUTDOWN)
+			if (e == ESHUTDOWN)
 				return EX_SHUT;
-			err_errno(errno, NULL);
+			err_errno(e, NULL);
 			return EX_ERR;
 		}
 		off = 0;

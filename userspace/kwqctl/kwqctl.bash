@@ -3,7 +3,7 @@
 # bash completion for kwqctl. Nothing here lists commands or options: the
 # commands come from `kwqctl --help` and a command's options from
 # `kwqctl COMMAND --help`, both printed from kwqctl's command table; queue
-# names come from `kwqctl list`.
+# names come from `kwqctl list`; batch takes a file.
 
 # _kwqctl_opts KWQCTL COMMAND [valued]: the command's options (with
 # "valued", only those that take a value), one a line.
@@ -61,6 +61,8 @@ _kwqctl()
 	if [[ $cur == -* ]] && [ -z "$dashdash" ]; then
 		mapfile -t COMPREPLY < <(compgen -W \
 			"$(_kwqctl_opts "$k" "$cmd") --help" -- "$cur")
+	elif [ "$cmd" = batch ]; then
+		[ "$npos" = 0 ] && mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 	elif [ "$npos" = 0 ] && [ "$cmd" != list ]; then
 		mapfile -t COMPREPLY < <(compgen -W \
 			"$("$k" "${dev[@]}" list 2>/dev/null)" -- "$cur")

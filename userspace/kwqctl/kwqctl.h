@@ -68,7 +68,7 @@ struct cmd {
 };
 
 /**
- * struct cmd_ctx - what main() hands a handler
+ * struct cmd_ctx - what main() (or batch) hands a handler
  * @device: the device to open (-d DEVICE, or the default)
  * @cmd: the running command's row
  */
@@ -101,6 +101,9 @@ struct cmd_args {
  */
 typedef int (*cmd_opt_fn)(void *st, int opt, const char *val);
 
+/* main.c */
+int run_command(const struct cmd_ctx *ctx, int argc, char **argv);
+
 /* parse.c */
 int cmd_parse(const struct cmd_ctx *ctx, int argc, char **argv,
 	      cmd_opt_fn on_opt, void *st, struct cmd_args *a);
@@ -115,6 +118,7 @@ void msg_set_command(const char *name);
 void err_errno(int e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void err_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* device.c */
 int open_dev(const struct cmd_ctx *ctx);
@@ -139,5 +143,7 @@ cmd_fn cmd_revive, cmd_purge;	/* dead.c */
 extern const struct cmd_opt dead_op_opts[];
 cmd_fn cmd_inspect, cmd_dead;	/* inspect.c */
 extern const struct cmd_opt inspect_opts[], dead_opts[];
+cmd_fn cmd_batch;	/* batch.c */
+extern const struct cmd_opt batch_opts[];
 
 #endif /* KWQCTL_H */

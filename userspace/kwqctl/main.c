@@ -83,6 +83,16 @@ static const struct cmd commands[] = {
 	{ .name = "purge", .fn = cmd_purge, .usage = "QUEUE [KEY...] [--all]",
 	  .desc = "Drop dead keys and their failure counts.\n",
 	  .opts = dead_op_opts },
+	{ .name = "batch", .fn = cmd_batch, .usage = "[--force] FILE",
+	  .desc = "Run the commands in FILE (- for stdin), a line each as on the\n"
+		  "command line without \"kwqctl [-d DEVICE]\", in this process, in\n"
+		  "order. Blank lines and '#' comments are skipped; words are split\n"
+		  "at blanks, '...' and \"...\" quote, \\ escapes. Each command's\n"
+		  "output is as if run alone. The first failing command stops the\n"
+		  "batch: a message names its line.\n",
+	  .opts = batch_opts,
+	  .tail = "Exit status: 0 if every command succeeded, else the first failing\n"
+		  "command's (2 for a line that does not parse).\n" },
 };
 
 /* The options before COMMAND, parsed as a command's are. */
@@ -122,11 +132,31 @@ static int global_opt(void *st, int opt, const char *val)
 	return 0;
 }
 
+/*
+ * Run the command @argv[0] names with the device of @ctx: its exit
+ * status (2 for an unknown command). main() and batch run commands so.
+ */
+int run_command(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct cmd_ctx c = *ctx;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(commands[i].name, argv[0]) == 0) {
+			c.cmd = &commands[i];
+			msg_set_command(c.cmd->name);
+			return c.cmd->fn(&c, argc, argv);
+		}
+	}
+	msg_set_command("");
+	err_usage("unknown command '%s'", argv[0]);
+	return EX_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { KWQ_DEFAULT_DEVICE, NULL };
 	struct cmd_args a;
-	size_t c;
 	int ret;
 
 	ret = cmd_parse_global(&global, argc, argv, global_opt, &ctx, &a);
@@ -138,13 +168,5 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return EX_USAGE;
 	}
-	for (c = 0; c < ARRAY_SIZE(commands); c++) {
-		if (strcmp(commands[c].name, a.rest[0]) == 0) {
-			ctx.cmd = &commands[c];
-			msg_set_command(ctx.cmd->name);
-			return ctx.cmd->fn(&ctx, a.nrest, a.rest);
-		}
-	}
-	err_usage("unknown command '%s'", a.rest[0]);
-	return EX_USAGE;
+	return run_command(&ctx, a.nrest, a.rest);
 }

@@ -12,8 +12,9 @@
 #include "kwqctl.h"
 
 /*
- * The command running, for the messages' prefix: set once by main(),
- * before any thread starts; "" while the global options are parsed.
+ * The command running, for the messages' prefix: set by run_command()
+ * before the command runs (no thread runs then), back to "batch" by
+ * batch after it; "" while the global options are parsed.
  */
 static const char *cmd_name = "";
 
@@ -54,4 +55,16 @@ void err_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see kwqctl %s%s--help)\n", cmd_name,
 		*cmd_name ? " " : "");
+}
+
+/* "kwqctl: CMD: TEXT": neither an errno nor a usage error. */
+void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kwqctl: %s: ", cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }

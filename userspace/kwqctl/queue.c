@@ -120,6 +120,7 @@ static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
 		return EX_ERR;
 	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0) {
 		err_errno(errno, "queue %s", queue);
+		close(fd);
 		return EX_ERR;
 	}
 	close(fd);
@@ -163,13 +164,11 @@ int cmd_list(const struct cmd_ctx *ctx, int argc, char **argv)
 	for (;;) {
 		free(names);
 		names = calloc(cap, KWQ_NAME_LEN);
-		if (!names) {
-			err_errno(errno, NULL);
-			return EX_ERR;
-		}
-		n = kwq_list(fd, names, cap);
+		n = names ? kwq_list(fd, names, cap) : -1;
 		if (n < 0) {
 			err_errno(errno, NULL);
+			free(names);
+			close(fd);
 			return EX_ERR;
 		}
 		if ((unsigned int)n <= cap)

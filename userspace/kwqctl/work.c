@@ -319,12 +319,12 @@ int cmd_work(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	for (i = 0; i < w.jobs; i++) {
 		c = pthread_create(&tids[i], NULL, worker, &w);
-		if (c) {
-			err_errno(c, "thread");
-			return EX_ERR;
-		}
+		/* Workers started use @w: end them with the process. */
+		if (c)
+			work_fatal(&w, c, "thread", NULL);
 	}
 	for (i = 0; i < w.jobs; i++)
 		pthread_join(tids[i], NULL);
+	free(tids);
 	return EX_OK;
 }

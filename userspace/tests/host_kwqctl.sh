@@ -1,7 +1,7 @@
 #!/bin/sh
 # Host checks of kwqctl that need no kernel: --help of every command,
-# usage errors (exit 2), a missing device (exit 1 naming ENOENT), and the
-# bash completion (COMPLETION, default kwqctl/kwqctl.bash beside tests/).
+# usage errors (exit 2), a missing device (exit 1 naming ENOENT), batch's
+# parsing of its lines and its stops, and the bash completion (COMPLETION, default kwqctl/kwqctl.bash beside tests/).
 K=${KWQCTL:-kwqctl}
 COMPLETION=${COMPLETION:-$(dirname "$0")/../kwqctl/kwqctl.bash}
 n=0 failed=0
@@ -19,7 +19,7 @@ check() {	# check NAME WANT_RC CMD...
 	fi
 }
 echo "TAP version 13"
-for c in create destroy list add add-rate-limited forget requeues remove len get "done" shutdown stats work; do
+for c in create destroy list add add-rate-limited forget requeues remove len get "done" shutdown stats work batch; do
 	check "help_$c" 0 "$K" $c --help
 	cp /tmp/hk.out.$$ /tmp/hk.help.$$
 	check "help_${c}_text" 0 grep -q "^usage: kwqctl \[-d DEVICE\] $c " /tmp/hk.help.$$
@@ -51,6 +51,53 @@ else
 	echo "not ok $n error_line_names_errno # $(cat /tmp/hk.err.$$)"
 	failed=$((failed + 1))
 fi
+# batch: each line a command (here failing to open a missing device, so
+# every line that runs says so on stderr); NAME RC LINES: stdin LINES
+batch() {	# batch NAME WANT_RC LINES [BATCH OPTION]...
+	name=$1 want=$2 lines=$3
+	shift 3
+	printf '%s' "$lines" >/tmp/hk.in.$$
+	check "$name" "$want" "$K" -d /nonexistent/kwq batch "$@" /tmp/hk.in.$$
+}
+# err_has NAME PATTERN: the last stderr matches PATTERN (grep -x)
+err_has() {
+	n=$((n + 1))
+	if grep -qx -- "$2" /tmp/hk.err.$$; then echo "ok $n $1"; else
+		printf 'not ok %s %s # %s\n' "$n" "$1" "$(cat /tmp/hk.err.$$)"
+		failed=$((failed + 1))
+	fi
+}
+batch batch_help_lines 0 '# a comment
+
+  len --help   # then a comment
+'
+cp /tmp/hk.out.$$ /tmp/hk.help.$$
+check batch_help_lines_out 0 grep -q '^usage: kwqctl \[-d DEVICE\] len ' /tmp/hk.help.$$
+batch batch_stops_at_first_failure 1 'len q
+len r
+'
+err_has batch_names_failing_line "kwqctl: batch: /tmp/hk.in.$$:1: 'len' failed (exit status 1), stopped"
+check batch_ran_one_line 0 test "$(grep -c '^kwqctl: len: ' /tmp/hk.err.$$)" = 1
+batch batch_force_runs_every_line 2 'len --help
+add q --frob k
+len q
+' --force
+err_has batch_force_names_line_2 "kwqctl: batch: /tmp/hk.in.$$:2: 'add' failed (exit status 2)"
+err_has batch_force_names_line_3 "kwqctl: batch: /tmp/hk.in.$$:3: 'len' failed (exit status 1)"
+batch batch_unterminated_quote 2 'len --help
+add q "k
+' --force
+err_has batch_quote_message "kwqctl: batch: /tmp/hk.in.$$:2: unterminated \" (see kwqctl batch --help)"
+batch batch_words_quoted 2 "add q --after 'a b'\\ \"c\\\"d\" k
+"
+err_has batch_words_unquoted "kwqctl: add: bad duration 'a b c\"d' for --after .*"
+batch batch_unknown_command 2 'frob q
+'
+err_has batch_unknown_command_message "kwqctl: unknown command 'frob' (see kwqctl --help)"
+batch batch_in_batch 2 'batch -
+'
+check batch_missing_file 1 "$K" batch /nonexistent/batch
+check batch_missing_arg 2 "$K" batch
 # comp LINE: what completing the last word of LINE offers, space-separated.
 comp() {
 	bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"
@@ -59,14 +106,16 @@ comp() {
 		_ "$COMPLETION" "$1"
 }
 check completion_commands 0 test "$(comp "$K ")" = \
-	"create destroy list add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge"
+	"create destroy list add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge batch"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
 	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --help"
 check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"
 check completion_touch_options 0 test "$(comp "$K touch q --")" = "--processing-timeout --help"
 check completion_touch_no_option_value 0 test "$(comp "$K touch q --processing-timeout ")" = ""
 check completion_no_option_value 0 test "$(comp "$K add q --after ")" = ""
+check completion_batch_file 0 test "$(comp "$K batch $(dirname "$0")/host_kwqctl.s")" = \
+	"$(dirname "$0")/host_kwqctl.sh"
 check completion_work_cmd 0 test "$(comp "$K work q -j 2 -- kwqctl_no_such_comman")" = ""
 echo "1..$n"
-rm -f /tmp/hk.out.$$ /tmp/hk.err.$$ /tmp/hk.help.$$
+rm -f /tmp/hk.out.$$ /tmp/hk.err.$$ /tmp/hk.help.$$ /tmp/hk.in.$$
 [ $failed = 0 ]
