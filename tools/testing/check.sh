@@ -382,6 +382,11 @@ if [[ " $sections " == *" static "* ]]; then
 	# completion: on the host, no kernel needed.
 	run_check "host unit tests and kwqctl usage (make host-test)" \
 		make -C "$KWQ_ROOT/userspace" host-test BUILD="$KWQ_OUT/host-user"
+	# make bench-host's core builds against its shims (the Makefile's
+	# "core": without the driver, which needs valgrind's header).
+	run_check "src/ builds against make bench-host's kernel shims" \
+		make -s -C "$KWQ_ROOT/tools/bench-host" core B="$KWQ_OUT/bench-host-core" \
+		KSRC_TARBALL="$tarball"
 fi
 
 if [[ " $sections " == *" static "* ]]; then

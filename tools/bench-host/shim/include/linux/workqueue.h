@@ -34,6 +34,9 @@ extern struct workqueue_struct *system_long_wq;
 	(w)->func = (f);						\
 	(w)->pending = false;						\
 } while (0)
+/* No debugobjects here: work on the stack is work like any other. */
+#define INIT_WORK_ONSTACK(w, f)		INIT_WORK(w, f)
+#define destroy_work_on_stack(w)	do { } while (0)
 #define __WORK_INITIALIZER(n, f)	{ LIST_HEAD_INIT((n).entry), (f), false }
 #define DECLARE_WORK(n, f)		struct work_struct n = __WORK_INITIALIZER(n, f)
 #define INIT_DELAYED_WORK(dw, f)	INIT_WORK(&(dw)->work, f)
