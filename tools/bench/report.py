@@ -355,8 +355,8 @@ def go_rows(rows, add):
             short="Go TryAddAfter / client-go")
     # The Go package's cost over libkwq's for one shape: kwq_ubench's
     # kwq_single (C) against kwq-gobench's p1c1 (Go), ns per item.
-    def cost(suite, impl, **m):
-        return {r: int(v["ns"]) / int(v["items"])
+    def cost(suite, impl, field="ns", **m):
+        return {r: int(v[field]) / int(v["items"])
                 for r, v in by_rep(rows, suite=suite, impl=impl, **m).items()}
     g, c = cost("go", "kwq_worker", shape="p1c1"), cost("user", "kwq_single")
     if g and c:
@@ -367,10 +367,7 @@ def go_rows(rows, add):
             short="Go / libkwq, ns per item")
     # Each call alone, one goroutine against one C thread (no wake-ups).
     for side, what in (("put_ns", "Add"), ("take_ns", "DoneGetOne")):
-        def alone(suite, impl):
-            return {r: int(v[side]) / int(v["items"])
-                    for r, v in by_rep(rows, suite=suite, impl=impl).items()}
-        g, c = alone("gophases", "kwq"), alone("uphases", "kwq_single")
+        g, c = cost("gophases", "kwq", side), cost("uphases", "kwq_single", side)
         if g and c:
             add("Go package over libkwq, %s alone" % what, "ns/item",
                 Stat(g.values()), "libkwq", Stat(c.values()), ratio_stat(g, c),
