@@ -102,10 +102,12 @@ func (q *Queue) sendGatheredLocked() []error {
 			break
 		}
 		// A shut-down queue refuses the rest too: dropped silently.
-		if !errors.Is(err, unix.ESHUTDOWN) {
-			errs = append(errs, err)
+		if errors.Is(err, unix.ESHUTDOWN) {
+			break
 		}
-		if errors.Is(err, unix.ESHUTDOWN) || errors.Is(err, unix.EIDRM) || n >= len(keys) {
+		errs = append(errs, err)
+		// A destroyed queue refuses the rest too; else on after the key.
+		if errors.Is(err, unix.EIDRM) || n >= len(keys) {
 			break
 		}
 		keys = keys[n+1:]
