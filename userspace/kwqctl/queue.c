@@ -114,17 +114,16 @@ static int create_opt(void *st, int opt, const char *val)
 static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
 			     const struct kwq_queue_opts *opts)
 {
-	int fd = open_dev(ctx);
+	int fd = open_dev(ctx), rc = EX_OK;
 
 	if (fd < 0)
 		return EX_ERR;
 	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0) {
 		err_errno(errno, "queue %s", queue);
-		close(fd);
-		return EX_ERR;
+		rc = EX_ERR;
 	}
 	close(fd);
-	return EX_OK;
+	return rc;
 }
 
 int cmd_create(const struct cmd_ctx *ctx, int argc, char **argv)
