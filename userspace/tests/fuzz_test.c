@@ -892,6 +892,28 @@ static void op_keys(struct worker *w, int op)
 		     offsetof(struct kwq_keys_args, delays));
 }
 
+/*
+ * The id of tracked key "k<id>" (0 <= id < NKEYS), or -1. Only that exact
+ * key is ours: a fuzzed ADD (a mutated record header) can slip a near
+ * miss such as "k12\x05" or "k1\0" into a tracked queue, which is
+ * another key and must not count as k12 or k1.
+ */
+static int tracked_kid(const void *key, size_t len)
+{
+	char tmp[8] = {}, canon[16];
+	int kid;
+
+	if (len < 2 || len > 7)
+		return -1;
+	memcpy(tmp, key, len);
+	kid = tmp[0] == 'k' ? atoi(tmp + 1) : -1;
+	if (kid < 0 || kid >= NKEYS ||
+	    (size_t)snprintf(canon, sizeof(canon), "k%d", kid) != len ||
+	    memcmp(canon, key, len))
+		return -1;
+	return kid;
+}
+
 /* DONE a key that is not one of ours, through the fd that got it. */
 static void done_foreign(struct worker *w, struct tfd *t, const void *key,
 			 size_t len)
@@ -931,21 +953,13 @@ static void take_records(struct worker *w, struct tfd *t, const unsigned char *b
 		if (!t->tracked || w->in_child)
 			continue;
 		{
-			char tmp[8] = {}, canon[16];
-			int kid;
+			int kid = tracked_kid(key, len);
 
-			memcpy(tmp, key, len < 7 ? len : 7);
-			kid = len >= 2 && tmp[0] == 'k' ? atoi(tmp + 1) : -1;
 			/*
-			 * Only the exact key "k<id>" is ours. A fuzzed ADD
-			 * (mutated arguments) can slip a near miss such as
-			 * "k12\x05" into a tracked queue: counting it as k12
-			 * would DONE the wrong key and strand this one, so
-			 * finish it here and do not count it.
+			 * A near miss would DONE the wrong key and strand
+			 * this one: finish it here and do not count it.
 			 */
-			if (kid < 0 || kid >= NKEYS ||
-			    (size_t)snprintf(canon, sizeof(canon), "k%d", kid) != len ||
-			    memcmp(canon, key, len)) {
+			if (kid < 0) {
 				done_foreign(w, t, key, len);
 				continue;
 			}
@@ -1982,7 +1996,7 @@ static int drain_tracked(int i, char *why, size_t size)
 	static unsigned char seen[4096];
 	struct kwq_stats_args st;
 	int fd = kt_attach(names[NQ_POOL + i]);
-	unsigned int total = 0, dup = 0;
+	unsigned int total = 0, dup = 0, other = 0;
 	size_t off, used;
 	const void *key;
 	size_t len;
@@ -1998,15 +2012,12 @@ static int drain_tracked(int i, char *why, size_t size)
 
 		off = 0;
 		while (kwq_rec_next(buf, used, &off, &key, &len, &prio) > 0) {
-			if (len >= 2 && ((const char *)key)[0] == 'k' && len < 6) {
-				char tmp[8] = {};
-				int kid;
+			int kid = tracked_kid(key, len);
 
-				memcpy(tmp, key, len);
-				kid = atoi(tmp + 1);
-				if (kid >= 0 && kid < NKEYS && seen[kid]++)
-					dup++;
-			}
+			if (kid < 0)
+				other++;
+			else if (seen[kid]++)
+				dup++;
 			kwq_recbuf_push(&rb, key, len, 0);
 			total++;
 		}
@@ -2014,8 +2025,8 @@ static int drain_tracked(int i, char *why, size_t size)
 		kwq_recbuf_free(&rb);
 	}
 	ok = kwq_stats(fd, &st) == 0 && st.len == 0 && st.processing == 0 && !dup;
-	snprintf(why, size, "queue %s: drained %u keys (%u duplicates), then len %llu processing %llu waiting %llu",
-		 names[NQ_POOL + i], total, dup, (unsigned long long)st.len,
+	snprintf(why, size, "queue %s: drained %u keys (%u duplicates, %u not k<id>), then len %llu processing %llu waiting %llu",
+		 names[NQ_POOL + i], total, dup, other, (unsigned long long)st.len,
 		 (unsigned long long)st.processing, (unsigned long long)st.waiting);
 	kwq_destroy(fd, names[NQ_POOL + i]);
 	close(fd);
