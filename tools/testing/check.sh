@@ -41,6 +41,7 @@ stages=$KWQ_OUT/stages
 jobs=$KWQ_OUT/jobs
 : >"$counts"
 : >"$stages"
+: >"$KWQ_OUT/checks"
 rm -rf "$jobs"
 mkdir -p "$jobs"
 : >"$jobs/queue"
@@ -65,18 +66,36 @@ case_result() {
 	fi
 }
 
-# run_check NAME CMD...: run CMD quietly as one case; show its output on failure.
+# children_ms VAR: set VAR to the CPU time (user + system, ms) of this
+# shell's waited-for children so far (the second line of bash's times,
+# taken here: a $(...) subshell would count its own children only).
+children_ms() {
+	local f=$jobs/.times.$BASHPID
+	times >"$f"
+	printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$f")"
+	rm -f "$f"
+}
+
+# run_check NAME CMD...: run CMD quietly as one case; show its output on
+# failure. Its wall and CPU time go to $KWQ_OUT/checks (where a warm
+# run's host time goes).
 run_check() {
-	local name=$1 log
+	local name=$1 log t0 c0 c1
 	shift
 	log=$KWQ_OUT/logs/$(echo "$name" | tr -c 'A-Za-z0-9._-' _).log
 	mkdir -p "$KWQ_OUT/logs"
+	t0=$(date +%s%N)
+	children_ms c0
 	if "$@" >"$log" 2>&1; then
 		case_result "$name" OK
 	else
 		case_result "$name" FAIL "log $log"
 		tail -15 "$log" | sed 's/^/       | /'
 	fi
+	children_ms c1
+	printf '%d\t%d\t%s\n' $((($(date +%s%N) - t0) / 1000000)) \
+		$((c1 - c0)) "$name" >>"$KWQ_OUT/checks"
 }
 
 # section TITLE [TYPICAL]: a foreground stage: what it does and how long
@@ -585,6 +604,9 @@ printf '\n=== time per stage (s; background VMs overlap the stages after them)\n
 awk -F'\t' '{ printf "  %5d  %s\n", $1, $2 }' "$stages"
 printf '  %5d  total (wall clock; load average now %s)\n' "$total" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '\n=== the host checks that took most CPU (s: CPU, wall; all in %s)\n' "$KWQ_OUT/checks"
+sort -t"$(printf '\t')" -k2,2nr "$KWQ_OUT/checks" | head -8 |
+	awk -F'\t' '{ printf "  %5.1f %5.1f  %s\n", $2 / 1000, $1 / 1000, substr($3, 1, 64) }'
 section "summary ($total s; logs in $KWQ_OUT/logs)"
 stage=
 echo "$p passed, $f failed, $s skipped"
