@@ -15,6 +15,8 @@
 # reruns reuse the tree. A build prints a progress line every 30 s.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# Built once and kept whole: not through make check's ccache (lib.sh).
+export CCACHE_DISABLE=1
 
 frag=$(realpath "${1:?usage: build-kernel.sh FRAGMENT [6.12|7.2]}")
 kv=${2:-6.12}

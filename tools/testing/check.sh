@@ -194,6 +194,7 @@ vm_finish() {
 # it the suite would silently not exist.
 section "Debian packages" "a second when installed; 2-4 min to install on a fresh machine"
 need_pkgs "${KWQ_PKGS_CHECK[@]}"
+kwq_ccache
 
 # Userspace test programs (static, so the initramfs needs no libc).
 section "userspace test programs, Go tests and example" "10-20 s, a few when built before; cold adds ~1 min to fetch Go"

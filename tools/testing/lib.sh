@@ -79,7 +79,22 @@ KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[
 	"${KWQ_PKGS_KERNEL[@]}" gcc-multilib:/usr/lib32/libc.a sparse:sparse
 	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod coccinelle:spatch
 	linux-headers-amd64:/usr/share/doc/linux-headers-amd64
-	lcov:lcov lcov:genhtml gcc-12:gcov-12)
+	lcov:lcov lcov:genhtml gcc-12:gcov-12 ccache:/usr/lib/ccache/gcc)
+
+# kwq_ccache: compile through ccache (Debian's masquerade directory, so
+# kbuild's and the Makefiles' gcc and cc are ccache) with its cache under
+# $KWQ_CACHE. A second make check of the same tree replays the compiler
+# for the module builds on five kernels (and sparse's, DKMS's and make
+# install's) and the userspace programs: their warnings come back with
+# them, and W=1, sparse and every other check still run. Only where the
+# tree is the same directory: a source's path is part of its hash.
+# Kernel builds do not use it (build-kernel.sh): they are cached whole.
+kwq_ccache() {
+	[ -d /usr/lib/ccache ] && command -v ccache >/dev/null || return 0
+	export PATH=/usr/lib/ccache:$PATH
+	export CCACHE_DIR=${CCACHE_DIR:-$KWQ_CACHE/ccache}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+}
 
 # sid_pin PACKAGE: the version of PACKAGE that tools/testing/sid-pins pins
 # (the packages taken from Debian unstable; sid-fetch.sh fetches them).
