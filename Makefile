@@ -25,7 +25,7 @@
 #                        replays one (one thread, each call's result)
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
 #   make coverage        line and branch coverage of src/ (gcov, lcov): the
-#                        debug 6.12 VM of make check alone; HTML in
+#                        debug 6.12 VMs of make check alone; HTML in
 #                        $(KWQ_OUT)/coverage (Documentation/testing.rst)
 #   make install         module (modules_install), udev rule; for consumer
 #                        modules the kernel API header and Module.symvers in

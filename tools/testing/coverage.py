@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Line and branch coverage of kwq's src/ from a test VM's console log.
+"""Line and branch coverage of kwq's src/ from test VMs' console logs.
 
-The VM's /init (init.sh, gcov_dump) hands the .gcda files of kwq.ko,
+Each VM's /init (init.sh, gcov_dump) hands the .gcda files of kwq.ko,
 built with KWQ_GCOV=1 on the debug kernel (CONFIG_GCOV_KERNEL), to the
 host over the console as the export "gcov" (init.sh export_files,
-decoded and checked by console_export.py). This script puts each .gcda
-beside the .gcno
-of the host build it came from, runs lcov (gcov-12, the compiler's) and
-genhtml, and prints per file of src/ the lines and branches reached, the
-totals as figure lines:
+decoded and checked by console_export.py). For each log, this script
+puts each .gcda beside the .gcno of the host build it came from and
+captures it with lcov (gcov-12, the compiler's); the captures, of one
+build and so of the same lines and branches, are added up (lcov -a).
+genhtml makes the HTML, and the script prints per file of src/ the lines
+and branches reached, the totals as figure lines:
 
     figure coverage_lines_src 91.3 >=90 met|missed
     figure coverage_branches_src 82.0 >=80 met|missed
@@ -19,7 +20,8 @@ PTR_ERR()), returns ret/err right after "if (ret)" (or "if (ret < 0)"),
 or jumps to an unwinding label (goto err*/fail*/out_*) or, after one of
 those tests or a "ret = -E...", to any label.
 
-usage: coverage.py --objdir DIR --out DIR [--counts FILE] [--enforce LIST] LOG
+usage: coverage.py --objdir DIR --out DIR [--counts FILE] [--enforce LIST] LOG...
+  LOG        the console log of a VM that ran that build of kwq.ko
   --objdir   the module's build directory (build-module.sh OUTDIR/src)
   --out      where the HTML (genhtml), coverage.info and lcov.log go
   --counts   append "passed failed skipped": the data as one case, and
@@ -131,7 +133,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--counts")
     ap.add_argument("--enforce", default="")
-    ap.add_argument("log")
+    ap.add_argument("logs", nargs="+")
     args = ap.parse_args()
     objdir = os.path.realpath(args.objdir)
     out = os.path.realpath(args.out)
@@ -145,30 +147,37 @@ def main():
             with open(args.counts, "a") as c:
                 c.write("%d %d 0\n" % (p, f))
 
+    n = 0
     try:
-        try:
-            files = console_export.files_of(args.log, "gcov")
-        except console_export.NoExport as e:
-            raise SystemExit("coverage: %s (was gcov_dump in the plan?)" % e)
-        except console_export.ExportError as e:
-            raise SystemExit("coverage: %s" % e)
-        n = place(files, objdir)
-        if n == 0:
-            raise SystemExit("coverage: none of the %d .gcda files in the dump belongs to %s"
-                             % (len(files), objdir))
-        run(["lcov", "--quiet", "--capture", "--directory", objdir + "/src",
-             "--gcov-tool", "gcov-12", "--output-file", out + "/all.info"] + rc, lcov_log)
+        adds = []
+        for i, log in enumerate(args.logs):
+            try:
+                files = console_export.files_of(log, "gcov")
+            except console_export.NoExport as e:
+                raise SystemExit("coverage: %s: %s (was gcov_dump in the plan?)" % (log, e))
+            except console_export.ExportError as e:
+                raise SystemExit("coverage: %s: %s" % (log, e))
+            m = place(files, objdir)
+            if m == 0:
+                raise SystemExit("coverage: none of the %d .gcda files in %s belongs to %s"
+                                 % (len(files), log, objdir))
+            n += m
+            part = "%s/vm%d.info" % (out, i)
+            run(["lcov", "--quiet", "--capture", "--directory", objdir + "/src",
+                 "--gcov-tool", "gcov-12", "--output-file", part] + rc, lcov_log)
+            adds += ["--add-tracefile", part]
+        run(["lcov", "--quiet"] + adds + ["--output-file", out + "/all.info"] + rc, lcov_log)
         run(["lcov", "--quiet", "--extract", out + "/all.info", objdir + "/src/*",
              "--output-file", out + "/coverage.info"] + rc, lcov_log)
         run(["genhtml", "--quiet", "--branch-coverage", "--prefix", objdir,
              "--title", "kwq src/", "--output-directory", out,
              out + "/coverage.info"] + rc, lcov_log)
     except (SystemExit, subprocess.CalledProcessError, OSError, ValueError) as e:
-        print("  FAIL coverage data from the VM: %s" % (e if str(e) else type(e).__name__))
+        print("  FAIL coverage data from the VMs: %s" % (e if str(e) else type(e).__name__))
         print("       (lcov log: %s)" % lcov_log)
         count(0, 1)
         return 1
-    print("  PASS coverage data from the VM (%d .gcda files)" % n)
+    print("  PASS coverage data from the VMs (%d .gcda files from %d)" % (n, len(args.logs)))
     count(1, 0)
 
     info = parse_info(out + "/coverage.info")
