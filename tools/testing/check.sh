@@ -68,14 +68,20 @@ case_result() {
 	fi
 }
 
-# children_ms VAR: set VAR to the CPU time (user + system, ms) of this
-# shell's waited-for children so far (the second line of bash's times,
-# taken here: a $(...) subshell would count its own children only).
+# times_ms FILE: the children's CPU time (user + system, ms) in FILE, an
+# output of bash's times (its second line).
+times_ms() {
+	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$1"
+}
+
+# children_ms VAR: set VAR to the CPU time (ms) of this shell's
+# waited-for children so far (times taken here: a $(...) subshell would
+# count its own children only).
 children_ms() {
 	local f=$jobs/.times.$BASHPID
 	times >"$f"
-	printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
-		printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$f")"
+	printf -v "$1" '%s' "$(times_ms "$f")"
 	rm -f "$f"
 }
 
@@ -153,8 +159,7 @@ bg_start() {
 		rc=$?
 		# The second line of times: the children's user and system time.
 		times >"$jobs/$name.times"
-		cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
-			printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$jobs/$name.times")
+		cpu=$(($(times_ms "$jobs/$name.times") / 1000))
 		printf '%s\t%s (background; CPU %s s)\n' "$(($(date +%s) - t0))" "$name" "$cpu" >>"$stages"
 		echo $rc >"$jobs/$name.rc"
 	) &
