@@ -41,7 +41,7 @@ const (
 
 // afterGather holds the keys AddAfter gathered, all with delay d; mu
 // guards every field, and taking it also orders a gathered batch against
-// Close. Queue.gathered is set while keys is not empty, so that the
+// Close. Queue.state has stGathered while keys is not empty, so that the
 // other calls find it without the lock.
 type afterGather struct {
 	mu    sync.Mutex
@@ -55,7 +55,7 @@ func (q *Queue) gather(key string, d time.Duration) bool {
 	g := &q.after
 	var errs []error
 	g.mu.Lock()
-	if q.closed.Load() {
+	if q.state.Load()&stClosed != 0 {
 		g.mu.Unlock()
 		return false
 	}
@@ -69,7 +69,7 @@ func (q *Queue) gather(key string, d time.Duration) bool {
 		} else {
 			g.timer.Reset(afterGatherWindow)
 		}
-		q.gathered.Store(true)
+		q.state.Store(stGathered)
 	}
 	g.keys = append(g.keys, key)
 	g.mu.Unlock()
@@ -80,7 +80,7 @@ func (q *Queue) gather(key string, d time.Duration) bool {
 // Flush sends the AddAfter calls this Queue has gathered; their errors
 // go to the ErrorHandler.
 func (q *Queue) Flush() {
-	if !q.gathered.Load() {
+	if q.state.Load()&stGathered == 0 {
 		return
 	}
 	q.after.mu.Lock()
@@ -117,7 +117,7 @@ func (q *Queue) sendGatheredLocked() []error {
 	if g.timer != nil {
 		g.timer.Stop()
 	}
-	q.gathered.Store(false)
+	q.state.Store(q.state.Load() &^ stGathered)
 	return errs
 }
 

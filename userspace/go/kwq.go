@@ -80,18 +80,25 @@ type Config struct {
 // use by many goroutines; keys it takes with Get are leased to it until
 // Done, and go back to the queue if it is closed (or its process dies).
 type Queue struct {
-	fd      int
-	name    string
-	closed  atomic.Bool
+	fd   int
+	name string
+	// state is stClosed and stGathered, written under after.mu: one
+	// load tells every call whether it has more to do than its own.
+	state   atomic.Uint32
 	lease   atomic.Uint64 // KWQ_IOC_GET's processing_timeout_ns
 	onError func(error)
-	oneBusy atomic.Bool // oneBuf is taken: see getOne
-	// after holds the AddAfter calls gathered for one batch (after.go);
-	// gathered is set while it has any, for enter.
-	after    afterGather
-	gathered atomic.Bool
-	oneBuf   oneBuf
+	// after holds the AddAfter calls gathered for one batch (after.go).
+	after afterGather
+	// The buffers of the single-key calls (oneSlot): send for those that
+	// send a key (Add, Done...), take for DoneGetOne, so that a producer
+	// and a consumer goroutine each find their own.
+	send, take oneSlot
 }
+
+const (
+	stClosed   = 1 << iota // Close was called
+	stGathered             // after holds keys
+)
 
 // NoDeadline as a processing timeout: the keys taken have none, whatever
 // the queue's ProcessingTimeout.
@@ -144,11 +151,16 @@ func validName(name string) error {
 	return nil
 }
 
+// validKey is small enough to be inlined in the hot paths.
 func validKey(key string) error {
-	if len(key) == 0 || len(key) > KeyLenMax {
-		return fmt.Errorf("invalid key: %d bytes, not 1..%d", len(key), KeyLenMax)
+	if uint(len(key))-1 < KeyLenMax {
+		return nil
 	}
-	return nil
+	return badKey(len(key))
+}
+
+func badKey(n int) error {
+	return fmt.Errorf("invalid key: %d bytes, not 1..%d", n, KeyLenMax)
 }
 
 // ioctl runs a call that may wait in the kernel: unix.Syscall tells the
@@ -276,12 +288,12 @@ func (q *Queue) Name() string { return q.name }
 // goroutine uses q any more.
 func (q *Queue) Close() error {
 	q.after.mu.Lock()
-	if q.closed.Load() {
+	if q.state.Load()&stClosed != 0 {
 		q.after.mu.Unlock()
 		return &Error{Op: "close", Queue: q.name, Err: ErrClosed}
 	}
 	errs := q.sendGatheredLocked()
-	q.closed.Store(true)
+	q.state.Store(stClosed)
 	q.after.mu.Unlock()
 	q.reportAll(errs)
 	return unix.Close(q.fd)
@@ -293,13 +305,19 @@ func (q *Queue) err(op, key string, err error) error {
 
 // enter starts every call but AddAfter's gathering: ErrClosed once q is
 // closed; else it sends the AddAfter calls gathered before this one.
+// Inlined: the slow part is enterSlow.
 func (q *Queue) enter(op, key string) error {
-	if q.closed.Load() {
+	if q.state.Load() == 0 {
+		return nil
+	}
+	return q.enterSlow(op, key)
+}
+
+func (q *Queue) enterSlow(op, key string) error {
+	if q.state.Load()&stClosed != 0 {
 		return q.err(op, key, ErrClosed)
 	}
-	if q.gathered.Load() {
-		q.Flush()
-	}
+	q.Flush()
 	return nil
 }
 
@@ -440,20 +458,29 @@ type oneBuf struct {
 
 var onePool = sync.Pool{New: func() any { return new(oneBuf) }}
 
-// getOne takes the Queue's own oneBuf, or one from the pool if another
-// goroutine has it: a loop of single-key calls reuses one with a flag
-// (no pointer swap, no write barrier) and without the pool's per-P
-// bookkeeping. putOne gives it back.
-func (q *Queue) getOne() *oneBuf {
-	if q.oneBusy.CompareAndSwap(false, true) {
-		return &q.oneBuf
+// oneSlot is a Queue's own oneBuf for one kind of call, taken with a
+// flag (no pointer swap, no write barrier, none of the pool's per-P
+// bookkeeping); a goroutine that finds it taken uses the pool. The
+// padding keeps the two slots' flags and buffers on cache lines of
+// their own: a producer's Add and a consumer's DoneGetOne do not move
+// each other's lines between CPUs.
+type oneSlot struct {
+	busy atomic.Bool
+	_    [63]byte
+	buf  oneBuf
+	_    [64]byte
+}
+
+func (s *oneSlot) get() *oneBuf {
+	if s.busy.CompareAndSwap(false, true) {
+		return &s.buf
 	}
 	return onePool.Get().(*oneBuf)
 }
 
-func (q *Queue) putOne(ob *oneBuf) {
-	if ob == &q.oneBuf {
-		q.oneBusy.Store(false)
+func (s *oneSlot) put(ob *oneBuf) {
+	if ob == &s.buf {
+		s.busy.Store(false)
 		return
 	}
 	onePool.Put(ob)
@@ -470,8 +497,7 @@ func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags u
 	if err := validKey(key); err != nil {
 		return q.err(op, key, err)
 	}
-	ob := q.getOne()
-	defer q.putOne(ob)
+	ob := q.send.get()
 	n := putRec(ob.rec[:], key, prio)
 	a := &ob.keys
 	*a = keysArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.rec[0]))), RecsLen: uint32(n),
@@ -484,6 +510,7 @@ func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags u
 	if delay != nil {
 		*delay = ob.delay
 	}
+	q.send.put(ob)
 	if err != nil {
 		return q.err(op, key, err)
 	}
@@ -726,24 +753,53 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 const spinTries = 3
 
 // doneGetIoctl runs the DONE_GET (or, with nothing to finish, GET) of a
-// (its get timeout not yet set) within timeout. The first tries take what
-// is ready without waiting (ioctlNow, see spinTries); only if none found
-// a key does a call wait. The keys a call finished stay finished also
-// when its get part fails (EAGAIN, EINTR): the calls after it only get.
-// Returns how many keys were finished and the name of the last call.
+// (a.Done and its get timeout zero) within timeout. The first tries take
+// what is ready without waiting (ioctlNow, see spinTries); only if none
+// found a key does a call wait. The keys a call finished stay finished
+// also when its get part fails (EAGAIN, EINTR): the calls after it only
+// get. Returns how many keys were finished and the name of the last
+// call. The first try is all a busy worker loop runs; the others are
+// doneGetAgain's.
 func doneGetIoctl(fd int, a *doneGetArgs, timeout time.Duration) (int, string, error) {
+	req, arg, op := doneGetReq(a)
+	if err := ioctlNow(fd, req, arg); err != nil {
+		return doneGetAgain(fd, a, timeout, op, err)
+	}
+	return int(a.Done), op, nil
+}
+
+// doneGetReq is the call that a's next try makes, and its name.
+func doneGetReq(a *doneGetArgs) (uintptr, unsafe.Pointer, string) {
+	if a.DoneNr == 0 {
+		return iocGet, unsafe.Pointer(&a.Get), "get"
+	}
+	return iocDoneGet, unsafe.Pointer(a), "done-get"
+}
+
+// doneGetAgain goes on after doneGetIoctl's first try (op) failed with err.
+func doneGetAgain(fd int, a *doneGetArgs, timeout time.Duration, op string, err error) (int, string, error) {
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
-	finished := 0
-	for try := 0; ; try++ {
-		req, arg, op := iocDoneGet, unsafe.Pointer(a), "done-get"
-		if a.DoneNr == 0 {
-			req, arg, op = iocGet, unsafe.Pointer(&a.Get), "get"
+	finished := int(a.Done)
+	for try := 0; ; {
+		again := (err == unix.EAGAIN && try <= spinTries && timeout != 0) || err == unix.EINTR
+		if !again {
+			return finished, op, err
 		}
+		if op == "done-get" && int(a.Done) == int(a.DoneNr) {
+			a.DoneNr, a.DoneLen, a.DoneRecs = 0, 0, 0
+		}
+		if err == unix.EAGAIN && try < spinTries {
+			runtime.Gosched()
+		}
+		try++
+		var req uintptr
+		var arg unsafe.Pointer
+		req, arg, op = doneGetReq(a)
 		a.Done, a.Get.TimeoutNs = 0, 0
-		var err error
+		err = nil
 		if try <= spinTries || timeout == 0 {
 			err = ioctlNow(fd, req, arg)
 		} else {
@@ -759,16 +815,6 @@ func doneGetIoctl(fd int, a *doneGetArgs, timeout time.Duration) (int, string, e
 		}
 		if op == "done-get" {
 			finished += int(a.Done)
-		}
-		again := (err == unix.EAGAIN && try <= spinTries && timeout != 0) || err == unix.EINTR
-		if !again {
-			return finished, op, err
-		}
-		if op == "done-get" && int(a.Done) == int(a.DoneNr) {
-			a.DoneNr, a.DoneLen, a.DoneRecs = 0, 0, 0
-		}
-		if err == unix.EAGAIN && try < spinTries {
-			runtime.Gosched()
 		}
 	}
 }
@@ -804,14 +850,15 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	if err := q.enter(op, done); err != nil {
 		return "", err
 	}
-	ob := q.getOne()
-	defer q.putOne(ob)
-	a := &ob.get
-	*a = doneGetArgs{}
 	if done != "" {
 		if err := validKey(done); err != nil {
 			return "", q.err("done", done, err)
 		}
+	}
+	ob := q.take.get()
+	a := &ob.get
+	*a = doneGetArgs{}
+	if done != "" {
 		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&ob.rec[0])))
 		a.DoneLen = uint32(putRec(ob.rec[:], done, 0))
 		a.DoneNr = 1
@@ -819,21 +866,23 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.out[0]))), RecsLen: recSizeMax,
 		Max: 1, ProcessingTimeoutNs: q.lease.Load()}
 	finished, op, err := doneGetIoctl(q.fd, a, timeout)
-	if err != nil {
+	var key string
+	switch {
+	case err != nil:
 		k := ""
 		if finished == 0 {
 			k = done
 		}
-		return "", q.err(op, k, err)
+		err = q.err(op, k, err)
+	case a.Get.Nr != 1 || int(a.Get.Used) > len(ob.out):
+		err = q.err(op, "", unix.EPROTO)
+	default:
+		if key, _, err = parseRec(ob.out[:a.Get.Used]); err != nil {
+			err = q.err(op, "", err)
+		}
 	}
-	if a.Get.Nr != 1 || int(a.Get.Used) > len(ob.out) {
-		return "", q.err(op, "", unix.EPROTO)
-	}
-	key, _, err := parseRec(ob.out[:a.Get.Used])
-	if err != nil {
-		return "", q.err(op, "", err)
-	}
-	return key, nil
+	q.take.put(ob)
+	return key, err
 }
 
 // TryShutDown shuts the queue down (client-go ShutDown; with drain,
