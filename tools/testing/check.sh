@@ -18,7 +18,9 @@
 # KWQ_ALLOW_SKIP=1). Logs stay in $KWQ_OUT (default build/).
 # KWQ_CHECK_ONLY="static debug stock selftest demo" picks sections;
 # "kcsan" (make check-kcsan) runs the suites on the KCSAN kernel;
-# "coverage" (make coverage) the debug 6.12 VMs alone.
+# "coverage" (make coverage) the debug 6.12 VMs alone. checkpatch,
+# coccicheck and the self-test remember their passes by their inputs'
+# bytes (lib.sh: memo_hit); KWQ_NO_MEMO=1 runs them anyway.
 #
 # Coverage: the debug 6.12 VMs run kwq.ko built with KWQ_GCOV=1 and
 # hand their gcov data over the console at the end; coverage.py adds
@@ -27,7 +29,7 @@
 # one "figure" line per target (HTML in $KWQ_OUT/coverage/).
 #
 # The VMs run in the background, KWQ_VM_JOBS (2) at a time while the
-# host builds and checks go on and KWQ_VM_JOBS_IDLE (3) at a time once
+# host builds and checks go on and KWQ_VM_JOBS_IDLE (4) at a time once
 # they are done; their reports follow in a fixed order.
 # Every stage says what it does and how long it usually takes, and the
 # run ends with a table of the time each stage took.
@@ -49,12 +51,15 @@ mkdir -p "$jobs"
 : >"$jobs/queue"
 start=$(date +%s)
 KWQ_VM_JOBS=${KWQ_VM_JOBS:-2}
-KWQ_VM_JOBS_IDLE=${KWQ_VM_JOBS_IDLE:-3}
+KWQ_VM_JOBS_IDLE=${KWQ_VM_JOBS_IDLE:-4}
 # How many VMs may run now: KWQ_VM_JOBS, then KWQ_VM_JOBS_IDLE from
 # "waiting for the VMs" on. A VM keeps about one of its two vCPUs busy
 # (the debug 6.12 VM: 333 CPU s in 413 s), so two VMs and the host
-# checks fill 2 cores, and once the host is done a third VM fills what
-# the two leave.
+# checks fill 2 cores. Once the host is done, four: the three debug VMs
+# (about 380, 380 and 270 s) and the stock VMs one after another beside
+# them, instead of the three stock VMs after the debug ones on cores
+# they leave half idle (a warm run, the same tree, same directory: 484 s
+# with 3, 404 s with 4; with 3 the stock VMs ran from 355 to 470 s).
 echo "$KWQ_VM_JOBS" >"$jobs/slots"
 
 # case_result NAME OK|FAIL [DETAIL]: a host-side check as one test case.
@@ -89,7 +94,7 @@ children_ms() {
 # failure. Its wall and CPU time go to $KWQ_OUT/checks (where a warm
 # run's host time goes).
 run_check() {
-	local name=$1 log t0 c0 c1
+	local name=$1 log t0 c0 c1 rc
 	shift
 	log=$KWQ_OUT/logs/$(echo "$name" | tr -c 'A-Za-z0-9._-' _).log
 	mkdir -p "$KWQ_OUT/logs"
@@ -97,13 +102,39 @@ run_check() {
 	children_ms c0
 	if "$@" >"$log" 2>&1; then
 		case_result "$name" OK
+		rc=0
 	else
 		case_result "$name" FAIL "log $log"
 		tail -15 "$log" | sed 's/^/       | /'
+		rc=1
 	fi
 	children_ms c1
 	printf '%d\t%d\t%s\n' $((($(date +%s%N) - t0) / 1000000)) \
 		$((c1 - c0)) "$name" >>"$KWQ_OUT/checks"
+	return $rc
+}
+
+# checkpatch_file FILE OPTION...: checkpatch --strict FILE, unless these
+# very bytes passed it before: the same file, the same checkpatch.pl
+# and data files, the same options. A pass is remembered under
+# $KWQ_CACHE/checkpatch by the SHA-256 of all of them, a failure never;
+# so a second make check does not check an unchanged file again (its
+# line says so), and any change to the file or to checkpatch runs it.
+# KWQ_NO_MEMO=1 runs every file.
+checkpatch_file() {
+	local f=$1 name="checkpatch ${1#"$KWQ_ROOT"/}" key memo
+	shift
+	key=$({ cat "$srcdir/scripts/checkpatch.pl" "$srcdir/scripts/spelling.txt" \
+		"$srcdir/scripts/const_structs.checkpatch" "$f" && printf '%s\n' "$@"; } |
+		sha256sum) || key=
+	memo=$KWQ_CACHE/checkpatch/${key%% *}
+	if [ -n "$key" ] && memo_hit "$memo"; then
+		case_result "$name (these bytes passed it $(date -r "$memo" '+%F %R'))" OK
+		return
+	fi
+	run_check "$name" perl "$srcdir/scripts/checkpatch.pl" --strict --no-tree \
+		--quiet --show-types "$@" -f "$f" || return 0
+	[ -z "$key" ] || { mkdir -p "${memo%/*}" && touch "$memo"; }
 }
 
 # section TITLE [TYPICAL]: a foreground stage: what it does and how long
@@ -250,6 +281,12 @@ debug612b=" failnth limits "
 # Repetition finds leaks and load/unload races: once, under kmemleak, is
 # enough for 100 cycles; elsewhere a few show that the cycle works.
 lifecycle_few=10
+# The fuzzer runs for a time (fuzz_test -t): 25 s on the debug kernels,
+# where KASAN, lockdep and kmemleak see what a bad call does (about 20k
+# calls there); 15 s on the stock ones, which make 7-11 times as many
+# calls in that time (about 140-220k each) and see only crashes and the
+# fuzzer's own invariants. make fuzz runs it for longer.
+fuzz_secs_stock=15
 # Helper programs (kwqctl, ...) go to /usr/bin; each *_test is one test.
 for t in "$KWQ_OUT"/user/bin/*; do
 	[ -f "$t" ] && user_files+=("$t=/usr/bin/$(basename "$t")")
@@ -283,6 +320,8 @@ user_tests() {
 			[ "$1" != debug-6.12b ] || [[ "$debug612b" == *" $s "* ]] || continue
 			if [ "$s" = lifecycle ]; then
 				echo "user_test $s env CYCLES=$cycles /kwq/tests/${s}_test"
+			elif [ "$s" = fuzz ] && [ "$1" = stock ]; then
+				echo "user_test $s /kwq/tests/${s}_test -t $fuzz_secs_stock"
 			else
 				echo "user_test $s /kwq/tests/${s}_test"
 			fi
@@ -382,7 +421,7 @@ fi
 # The checks on the debug 6.12 objects, while the VMs run.
 if [[ " $sections " == *" debug "* ]] && [ -d "$KWQ_OUT/mod-debug-6.12/src/src" ]; then
 	section "call graph and coccicheck (debug 6.12 objects)" \
-		"5 s when coccicheck passed these sources before; 3-7 min when they changed"
+		"5 s when coccicheck passed these sources before; 1-2 min a changed .c file, 3-7 min a changed header"
 	# One direction between src/ files: no file calls into one
 	# that calls it (Documentation/design.rst, "The map").
 	run_check "no call cycles between src/ files" \
@@ -415,17 +454,15 @@ if [[ " $sections " == *" static "* ]]; then
 		# code must span kernel versions); only there is that allowed.
 		ignore=
 		[ "$f" = "$KWQ_ROOT/src/compat.h" ] && ignore=--ignore=LINUX_VERSION_CODE,CONSTANT_COMPARISON
-		run_check "checkpatch ${f#"$KWQ_ROOT"/}" perl "$srcdir/scripts/checkpatch.pl" \
-			--strict --no-tree --quiet --show-types $ignore -f "$f"
+		checkpatch_file "$f" $ignore
 	done < <(find "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" \
 		"$KWQ_ROOT/tools/testing/selftest" "$KWQ_ROOT/tools/testing/memcg" \
 		"$KWQ_ROOT/tools/example" -name '*.[ch]' | sort)
 	# kwqctl too, but for what only the kernel has: C99's <stdint.h>
 	# types and <inttypes.h>'s PRIu64 (libkwq's API), no __printf().
 	for f in "$KWQ_ROOT"/userspace/kwqctl/*.[ch]; do
-		run_check "checkpatch ${f#"$KWQ_ROOT"/}" perl "$srcdir/scripts/checkpatch.pl" \
-			--strict --no-tree --quiet --show-types \
-			--ignore PREFER_KERNEL_TYPES,CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO -f "$f"
+		checkpatch_file "$f" \
+			--ignore PREFER_KERNEL_TYPES,CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO
 	done
 	run_check "shellcheck userspace/kwqctl/kwqctl.bash" \
 		shellcheck "$KWQ_ROOT/userspace/kwqctl/kwqctl.bash"
@@ -564,7 +601,7 @@ fi
 
 section "waiting for the VMs" \
 	"debug 6.12 ~6 min and ~3 (two VMs), debug 7.2 ~5.5, stock 6.1, 6.12, 7.2 and the self-test 1.5 each, the demo 0.5; $KWQ_VM_JOBS_IDLE at a time now"
-# The host is done: its share of the cores goes to one more VM.
+# The host is done: its share of the cores goes to more VMs (KWQ_VM_JOBS_IDLE).
 echo "$KWQ_VM_JOBS_IDLE" >"$jobs/slots"
 for n in "${vm_order[@]}"; do
 	vm_finish "$n"

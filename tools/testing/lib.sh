@@ -10,6 +10,12 @@ KWQ_JOBS=${KWQ_JOBS:-$(nproc)}
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# memo_hit FILE: FILE is a remembered pass that may be used. A check
+# that is a pure function of files (checkpatch, coccicheck, the harness
+# self-test) keeps its passes, never a failure, under $KWQ_CACHE/KIND,
+# named by a hash of every byte it read; KWQ_NO_MEMO=1 uses none.
+memo_hit() { [ -z "${KWQ_NO_MEMO:-}" ] && [ -e "$1" ]; }
+
 # wait_for PID SECONDS: true once PID (a child) has ended, false if it
 # still runs after SECONDS; for a progress line while a long job runs.
 wait_for() {
