@@ -15,6 +15,7 @@
 
 #include "kwq_test.h"
 #include "queue.h"
+#include "table.h"
 
 #define MS	NSEC_PER_MSEC
 /* Keys "i-0".."i-<IT_KEYS - 1>": several table growths. */
@@ -353,17 +354,158 @@ static void forged_cursor_is_refused(struct kunit *test)
 {
 	struct kwq *q = kt_create(test, NULL, NULL);
 	struct kwq_key_info info;
-	u64 cursor;
+	u64 cursor = 1;
 
-	/* The queue's tag, a bucket beyond its table. */
-	cursor = (u64)q->cursor_tag << 48 | 1U << q->hash_bits;
-	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
-							&cursor, &info, 1));
 	/* No tag at all. */
-	cursor = 1;
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_inspect_list(q, KWQ_KEY_STATES_ALL,
 							&cursor, &info, 1));
 	KUNIT_EXPECT_EQ(test, 1ULL, cursor);
+}
+
+/* A cursor names a place, not a bucket: any place is one to go on from. */
+static void cursor_past_the_table_is_a_place(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	u64 cursor;
+
+	kt_add(q, "a");
+	cursor = (u64)q->cursor_tag << 48 | U32_MAX;
+	KUNIT_EXPECT_GE(test, kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor,
+					       &info, 1), 0);
+	KUNIT_EXPECT_EQ(test, 0ULL, cursor);
+}
+
+/* The kernel's hsiphash self-test key: the layouts below follow from it. */
+static void it_fix_hash(struct kunit *test, struct kwq *q)
+{
+	static const hsiphash_key_t key = {{ 0x0706050403020100ULL,
+					     0x0f0e0d0c0b0a0908ULL }};
+
+	KUNIT_ASSERT_EQ(test, 0UL, q->nr_nodes);
+	q->hkey = key;
+}
+
+static u32 it_hash(struct kwq *q, const char *key)
+{
+	return kwq_hash(q, key, strlen(key));
+}
+
+/* Grow a table of 64 buckets to 128: keys "g-*" past a key a bucket. */
+static void it_grow_once(struct kunit *test, struct kwq *q)
+{
+	unsigned int bits = q->hash_bits, i = 0;
+	char key[16];
+
+	while (q->nr_nodes <= 1UL << bits) {
+		snprintf(key, sizeof(key), "g-%u", i++);
+		KUNIT_ASSERT_EQ(test, 0, kt_add(q, key));
+	}
+	flush_work(&q->grow_work);
+	KUNIT_ASSERT_EQ(test, bits + 1, q->hash_bits);
+}
+
+/*
+ * A call stops between two keys of one bucket, and the table grows before
+ * the next: the bucket's keys part for two buckets, and the walk neither
+ * lists the first again nor skips the second. With the key above, bucket
+ * 6 of the 64 holds "i-3" (oldest, bit 6 of its hash set: bucket 70 of
+ * the 128) and "i-28" (bit 6 clear: bucket 6). A walk in chain order
+ * that counted keys into bucket 6 would skip "i-28" and list "i-3" again
+ * in bucket 70.
+ */
+static void list_stopped_inside_a_bucket_survives_growth(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	unsigned long seen[BITS_TO_LONGS(64)] = {};
+	unsigned int twice = 0, k, calls = 0;
+	struct kwq_key_info info;
+	bool grown = false;
+	u64 cursor = 0;
+	char key[16];
+	int n;
+
+	it_fix_hash(test, q);
+	it_add_keys(test, q, 0, 64);
+	KUNIT_ASSERT_EQ(test, 6U, q->hash_bits);
+	KUNIT_ASSERT_EQ(test, 6U, it_hash(q, "i-3") & 63);
+	KUNIT_ASSERT_EQ(test, 70U, it_hash(q, "i-3") & 127);
+	KUNIT_ASSERT_EQ(test, 6U, it_hash(q, "i-28") & 127);
+	do {
+		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, &info, 1);
+		KUNIT_ASSERT_GE(test, n, 0);
+		KUNIT_ASSERT_LT(test, ++calls, 1000U);
+		if (!n)
+			continue;
+		memcpy(key, info.key, min_t(size_t, 15, info.key_len));
+		key[min_t(size_t, 15, info.key_len)] = '\0';
+		if (sscanf(key, "i-%u", &k) != 1 || k >= 64)
+			continue;
+		twice += test_and_set_bit(k, seen);
+		/* Between the two keys of bucket 6, whichever is first. */
+		if ((k == 3 || k == 28) && !grown) {
+			it_grow_once(test, q);
+			grown = true;
+		}
+	} while (cursor);
+	KUNIT_EXPECT_TRUE(test, grown);
+	KUNIT_EXPECT_EQ(test, 0U, twice);
+	KUNIT_EXPECT_EQ(test, 64U, bitmap_weight(seen, 64));
+}
+
+/*
+ * Two keys of one 32-bit hash (found for the key above) and room for one:
+ * the cursor stops between them by a count, which a growth of the table
+ * does not throw off (they share a bucket in any table, oldest first).
+ */
+static void list_splits_keys_of_one_hash_by_count(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	unsigned int calls = 0, a = 0, b = 0;
+	u64 cursor = 0;
+	int n;
+
+	it_fix_hash(test, q);
+	kt_add(q, "c-41272");
+	kt_add(q, "c-74986");
+	KUNIT_ASSERT_EQ(test, it_hash(q, "c-41272"), it_hash(q, "c-74986"));
+	do {
+		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, &info, 1);
+		KUNIT_ASSERT_GE(test, n, 0);
+		KUNIT_ASSERT_LT(test, ++calls, 1000U);
+		if (n && info.key_len == 7 && !memcmp(info.key, "c-41272", 7)) {
+			a++;
+			/* Stopped at that place, one key of it listed. */
+			KUNIT_EXPECT_EQ(test, 1U, (u32)(cursor >> 32) & 0xffff);
+			it_grow_once(test, q);
+		}
+		if (n && info.key_len == 7 && !memcmp(info.key, "c-74986", 7))
+			b++;
+	} while (cursor);
+	KUNIT_EXPECT_EQ(test, 1U, a);
+	KUNIT_EXPECT_EQ(test, 1U, b);
+}
+
+/* Room for both keys of one hash: one call lists them together. */
+static void list_keeps_keys_of_one_hash_together(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info infos[2];
+	unsigned int calls = 0, both = 0;
+	u64 cursor = 0;
+	int n;
+
+	it_fix_hash(test, q);
+	kt_add(q, "c-41272");
+	kt_add(q, "c-74986");
+	do {
+		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, infos, 2);
+		KUNIT_ASSERT_GE(test, n, 0);
+		KUNIT_ASSERT_LT(test, ++calls, 1000U);
+		both += n == 2;
+	} while (cursor);
+	KUNIT_EXPECT_EQ(test, 1U, both);
 }
 
 static void list_bad_arguments_are_einval(struct kunit *test)
@@ -418,9 +560,13 @@ static struct kunit_case kwq_inspect_cases[] = {
 	KUNIT_CASE(list_walks_every_key_once_in_chunks),
 	KUNIT_CASE(list_keeps_to_the_states_asked),
 	KUNIT_CASE(list_survives_table_growth),
+	KUNIT_CASE(list_stopped_inside_a_bucket_survives_growth),
+	KUNIT_CASE(list_splits_keys_of_one_hash_by_count),
+	KUNIT_CASE(list_keeps_keys_of_one_hash_together),
 	KUNIT_CASE(list_holds_the_lock_for_a_bounded_chunk),
 	KUNIT_CASE(cursor_of_another_queue_is_estale),
 	KUNIT_CASE(forged_cursor_is_refused),
+	KUNIT_CASE(cursor_past_the_table_is_a_place),
 	KUNIT_CASE(list_bad_arguments_are_einval),
 	KUNIT_CASE(list_while_table_grows_is_eagain),
 	{}

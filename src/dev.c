@@ -806,18 +806,29 @@ static int kwq_ioc_list(struct kwq_ioc *c)
 	 * Names are gathered under kwq_uq_lock and copied out after it:
 	 * a fault on the user buffer (FUSE-backed mapping, say) may block
 	 * for as long as its owner likes, and must not block every
-	 * CREATE, OPEN and DESTROY meanwhile.
+	 * CREATE, OPEN and DESTROY meanwhile. The buffer is sized by a
+	 * count taken before; if queues were created between the two and
+	 * the caller has room for them, count again: every name counted
+	 * within the caller's room is copied.
 	 */
 	mutex_lock(&kwq_uq_lock);
 	n = kwq_list_names(NULL, 0);
 	mutex_unlock(&kwq_uq_lock);
-	slots = min(n, a->capacity);
-	buf = kvcalloc(slots ?: 1, KWQ_NAME_LEN, GFP_KERNEL_ACCOUNT);
-	if (!buf)
-		return -ENOMEM;
-	mutex_lock(&kwq_uq_lock);
-	n = kwq_list_names(buf, slots);
-	mutex_unlock(&kwq_uq_lock);
+	for (;;) {
+		slots = min(n, a->capacity);
+		buf = kvcalloc(slots ?: 1, KWQ_NAME_LEN, GFP_KERNEL_ACCOUNT);
+		if (!buf)
+			return -ENOMEM;
+		mutex_lock(&kwq_uq_lock);
+		n = kwq_list_names(buf, slots);
+		mutex_unlock(&kwq_uq_lock);
+		if (n <= slots || slots == a->capacity)
+			break;
+		kvfree(buf);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
 	if (copy_to_user(u64_to_user_ptr(a->names), buf,
 			 (size_t)min(n, slots) * KWQ_NAME_LEN))
 		ret = -EFAULT;

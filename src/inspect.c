@@ -3,16 +3,19 @@
  * Per-key introspection: kwq_inspect() reports where one key is and why,
  * kwq_inspect_list() walks the keys of some states in bounded chunks.
  *
- * The walk goes over the dedup table (table.h) a bucket at a time, in
- * reverse binary order of the bucket index (Redis's SCAN): the cursor
- * counts in the index's bits from the top down, so when the table grows
- * to 2^k times its size, the buckets already walked are exactly those
- * whose keys now sit in the buckets the cursor has passed, and none is
- * walked twice or skipped. The cursor holds, never a pointer:
- *   bits  0..31  the next bucket index (below the table's size),
- *   bits 32..47  keys of that bucket already listed (a bucket whose keys
- *                are more than the caller's room; any other bucket is
- *                listed whole or left for the next call),
+ * The walk visits the keys in the order of their hashes with the bits
+ * reversed, their places. A bucket of a table of 2^k buckets holds one
+ * run of places (those whose top k bits are its index reversed), so the
+ * walk goes a bucket at a time in reverse binary order of the index, as
+ * Redis's SCAN, and within a bucket sorts by place. No table size enters
+ * the order: a growth between two calls moves keys to other buckets but
+ * never to another place, so none is listed twice or skipped, even when
+ * a call stopped in the middle of a bucket. The cursor holds, never a
+ * pointer:
+ *   bits  0..31  the next place,
+ *   bits 32..47  keys at that place already listed (only when one 32-bit
+ *                hash has more keys than the caller's room; else a call
+ *                lists all the keys of a place or none),
  *   bits 48..63  the queue's cursor tag (random, not 0), so a cursor of
  *                another queue is told apart.
  * While the table grows (part in the old table, part in the new one),
@@ -22,6 +25,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/bitrev.h>
 #include <linux/bits.h>
 #include <linux/kwq.h>
 #include <linux/spinlock.h>
@@ -147,80 +151,130 @@ int kwq_inspect(struct kwq *q, const void *key, size_t len,
 EXPORT_SYMBOL_GPL(kwq_inspect);
 
 /*
- * The bucket after @v in reverse binary order of a table of @mask + 1
- * buckets: add one at the index's top bit, the carry running down. 0
- * after the last.
+ * A node's place in the walk: its hash with the bits reversed. A bucket
+ * of a table of 2^k holds the hashes whose low k bits are its index, so
+ * its places are one run, the one whose top k bits are the index
+ * reversed; runs follow one another as the reversed index counts up.
  */
-static u32 kwq_cursor_next(u32 v, u32 mask)
+static u32 kwq_place(const struct kwq_node *n)
 {
-	u32 bit = (mask >> 1) + 1;
+	return bitrev32(n->hash);
+}
 
-	while (bit && (v & bit)) {
-		v &= ~bit;
-		bit >>= 1;
+/*
+ * Under q->lock: list into @infos (room @max, @nr used) the nodes of the
+ * chain at @n in @states whose place is at or past *@pos, least place
+ * first; at *@pos, past the first *@skip nodes there (in chain order,
+ * whatever their state). Keys of one place are listed together if they
+ * fit in the room left, else left for the next call, unless they alone
+ * are more than @max. Leaves *@pos and *@skip where the walk goes on;
+ * returns true if it stopped for want of room before the chain's end.
+ */
+static bool kwq_list_chain(const struct kwq *q, const struct kwq_node *chain,
+			   u32 states, u64 now, u32 *pos, u32 *skip,
+			   struct kwq_key_info *infos, unsigned int *nr,
+			   unsigned int max)
+{
+	const struct kwq_node *n;
+	unsigned int at, want;
+	u32 place, next;
+	bool found;
+
+	for (;;) {
+		/* The least place at or past *pos with a key to list. */
+		found = false;
+		next = 0;
+		at = 0;
+		for (n = chain; n; n = n->hnext) {
+			place = kwq_place(n);
+			if (place < *pos || (place == *pos && at++ < *skip) ||
+			    !(states & BIT(kwq_key_state(n))))
+				continue;
+			if (!found || place < next)
+				next = place;
+			found = true;
+		}
+		if (!found)
+			return false;
+		if (next != *pos) {
+			*pos = next;
+			*skip = 0;
+		}
+		/* How many keys of that place are to list. */
+		want = 0;
+		at = 0;
+		for (n = chain; n; n = n->hnext)
+			if (kwq_place(n) == next && at++ >= *skip &&
+			    states & BIT(kwq_key_state(n)))
+				want++;
+		if (*nr + want > max && *nr)
+			return true;
+		at = 0;
+		for (n = chain; n; n = n->hnext) {
+			if (kwq_place(n) != next || at++ < *skip ||
+			    !(states & BIT(kwq_key_state(n))))
+				continue;
+			/*
+			 * More keys of one place than the whole room: stop
+			 * between them, counting. (A count past the cursor's
+			 * field would take 2^16 keys of one 32-bit hash: the
+			 * rest of them go unlisted.)
+			 */
+			if (*nr == max) {
+				if (at - 1 > KWQ_CURSOR_SKIP_MAX)
+					break;
+				*skip = at - 1;
+				return true;
+			}
+			kwq_info_fill(q, n, now, &infos[(*nr)++]);
+		}
+		/* That place is done: past it, or the walk's end. */
+		*skip = 0;
+		if (next == U32_MAX)
+			return false;
+		*pos = next + 1;
 	}
-	return v | bit;
 }
 
 int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
 		     struct kwq_key_info *infos, unsigned int max)
 {
-	unsigned int nr = 0, buckets = 0, seen, first;
-	struct kwq_node *n;
+	unsigned int nr = 0, buckets = 0, bits;
 	unsigned long flags;
-	u32 v, skip, mask;
+	u32 pos, skip, last;
+	bool done = false;
 	int ret = 0;
 	u64 now;
 
 	if (!q || !cursor || !infos || !max || !states ||
 	    (states & ~KWQ_KEY_STATES_ALL))
 		return -EINVAL;
-	v = lower_32_bits(*cursor);
+	pos = lower_32_bits(*cursor);
 	skip = (*cursor >> KWQ_CURSOR_SKIP_SHIFT) & KWQ_CURSOR_SKIP_MAX;
 	spin_lock_irqsave(&q->lock, flags);
-	mask = (1U << q->hash_bits) - 1;
 	if (*cursor && *cursor >> KWQ_CURSOR_TAG_SHIFT != q->cursor_tag)
 		ret = -ESTALE;
-	else if (v & ~mask)
-		ret = -EINVAL;
 	else if (q->new_hash)
 		ret = -EAGAIN;
 	if (ret)
 		goto out;
 	now = kwq_now(q);
+	bits = q->hash_bits;
 	do {
-		seen = 0;
-		first = nr;
-		for (n = q->hash[v]; n; n = n->hnext) {
-			if (!(states & BIT(kwq_key_state(n))) || seen++ < skip)
-				continue;
-			/*
-			 * No room for the rest of the bucket: the next call
-			 * takes the whole bucket again, unless it alone is
-			 * more than the room. Only then does the cursor stop
-			 * inside a bucket (counting keys), which a growth of
-			 * the table before the next call would throw off.
-			 */
-			if (nr == max && first) {
-				nr = first;
-				skip = 0;
-				goto stop;
-			}
-			if (nr == max) {
-				skip = seen - 1;
-				if (skip <= KWQ_CURSOR_SKIP_MAX)
-					goto stop;
-				/* A chain no table load makes: its tail unlisted. */
-				break;
-			}
-			kwq_info_fill(q, n, now, &infos[nr++]);
-		}
+		/* The bucket holding *pos's place, and its last place. */
+		last = pos | (U32_MAX >> bits);
+		if (kwq_list_chain(q, q->hash[bitrev32(pos) & ((1U << bits) - 1)],
+				   states, now, &pos, &skip, infos, &nr, max))
+			break;
 		skip = 0;
-		v = kwq_cursor_next(v, mask);
-	} while (v && ++buckets < KWQ_INSPECT_BUCKETS);
-stop:
-	*cursor = v || skip ? (u64)q->cursor_tag << KWQ_CURSOR_TAG_SHIFT |
-			      (u64)skip << KWQ_CURSOR_SKIP_SHIFT | v : 0;
+		if (last == U32_MAX) {
+			done = true;
+			break;
+		}
+		pos = last + 1;
+	} while (++buckets < KWQ_INSPECT_BUCKETS);
+	*cursor = done ? 0 : (u64)q->cursor_tag << KWQ_CURSOR_TAG_SHIFT |
+			     (u64)skip << KWQ_CURSOR_SKIP_SHIFT | pos;
 	ret = nr;
 out:
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -764,21 +764,21 @@ int kwq_inspect(struct kwq *q, const void *key, size_t len,
  * @infos: filled with the keys found
  * @max: room at @infos, >= 1
  *
- * Walks the dedup table one bucket after another, in an order that a
- * growth of the table does not disturb (reverse binary, as Redis's SCAN):
- * a key present during the whole walk is listed once; a key added or
- * removed meanwhile may or may not be. Each call holds the queue lock
- * once, for at most KWQ_INSPECT_BUCKETS buckets and @max keys, so a call
- * may return fewer keys than @max, even none, before the walk ends: go
- * on until *@cursor is 0. The cursor is a position, never a pointer: one
- * from another queue is refused (-ESTALE) and one out of the table's
- * range (-EINVAL); neither reaches anything.
+ * Walks the keys in the order of their hashes read bit-reversed, which no
+ * table size enters (the dedup table one bucket after another in reverse
+ * binary order, as Redis's SCAN, each bucket sorted): a key present
+ * during the whole walk is listed once, whether or not the table grows
+ * meanwhile; a key added or removed meanwhile may or may not be. Each
+ * call holds the queue lock once, for at most KWQ_INSPECT_BUCKETS
+ * buckets and @max keys, so a call may return fewer keys than @max, even
+ * none, before the walk ends: go on until *@cursor is 0. The cursor is a
+ * place in that order, never a pointer: one from another queue is
+ * refused (-ESTALE) and reaches nothing.
  *
  * Context: as kwq_add().
  * Return: the number of keys filled in; -EAGAIN while the table is
- * being resized (try again, the cursor is kept); -ESTALE or -EINVAL for
- * a cursor as above; -EINVAL for a bad argument. *@cursor changes only
- * on success.
+ * being resized (try again, the cursor is kept); -ESTALE for a cursor as
+ * above; -EINVAL for a bad argument. *@cursor changes only on success.
  */
 int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
 		     struct kwq_key_info *infos, unsigned int max);

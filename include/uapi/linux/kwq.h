@@ -520,9 +520,8 @@ struct kwq_info_rec {
  * queue lock once, for a bounded part of its table: it may return fewer
  * records than @max, even none, with a non-zero cursor; call again until
  * the cursor is 0. A key present during the whole walk is listed once.
- * A cursor of another queue is ESTALE, one out of range EINVAL; EAGAIN
- * while the queue's table is being resized (call again with the same
- * cursor).
+ * A cursor of another queue is ESTALE; EAGAIN while the queue's table is
+ * being resized (call again with the same cursor).
  */
 struct kwq_inspect_args {
 	__u64 key;
