@@ -315,6 +315,7 @@ func main() {
 	rep := flag.Int("rep", 1, "repetition number (rotates the order)")
 	host := flag.Bool("host", false, "client-go only (the host's native figures)")
 	phase := flag.Bool("phases", false, "only the single-goroutine phases (-items keys)")
+	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say)")
 	flag.Parse()
 	if *items < 1 || *after < 1 {
 		die("-items and -after must be positive")
@@ -328,6 +329,18 @@ func main() {
 		suite = "gohost"
 	}
 	r := runs(*items, *after, *host)
+	if *only != "" {
+		var picked []run
+		for _, x := range r {
+			if x.impl+"/"+x.shape == *only {
+				picked = append(picked, x)
+			}
+		}
+		if len(picked) == 0 {
+			die("-only %s: no such run", *only)
+		}
+		r = picked
+	}
 	for i := range r {
 		x := r[(i+*rep)%len(r)]
 		runtime.GC()
