@@ -80,10 +80,13 @@ KWQ_PKGS_VM=(qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio
 KWQ_PKGS_STOCK612=(linux-headers-6.12-amd64:/usr/share/doc/linux-headers-6.12-amd64)
 KWQ_PKGS_KERNEL=(flex:flex bison:bison bc:bc xz-utils:xz libelf-dev:/usr/include/libelf.h
 	libssl-dev:/usr/include/openssl/ssl.h linux-source-6.12:/usr/src/linux-source-6.12.tar.xz)
+# ocaml: spatch compiles the OCaml script rules of some of the kernel's
+# semantic patches with ocamlopt, which coccinelle does not depend on.
 # shellcheck disable=SC2034 # for the scripts that source this
 KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}"
 	"${KWQ_PKGS_KERNEL[@]}" gcc-multilib:/usr/lib32/libc.a sparse:sparse
 	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod coccinelle:spatch
+	ocaml:ocamlopt
 	linux-headers-amd64:/usr/share/doc/linux-headers-amd64
 	lcov:lcov lcov:genhtml gcc-12:gcov-12 ccache:/usr/lib/ccache/gcc)
 

@@ -315,7 +315,8 @@ func main() {
 	rep := flag.Int("rep", 1, "repetition number (rotates the order)")
 	host := flag.Bool("host", false, "client-go only (the host's native figures)")
 	phase := flag.Bool("phases", false, "only the single-goroutine phases (-items keys)")
-	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say)")
+	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say); "+
+		"\"setup\": make the keys, run nothing (insnprof.sh's baseline)")
 	flag.Parse()
 	if *items < 1 || *after < 1 {
 		die("-items and -after must be positive")
@@ -329,6 +330,9 @@ func main() {
 		suite = "gohost"
 	}
 	r := runs(*items, *after, *host)
+	if *only == "setup" {
+		return
+	}
 	if *only != "" {
 		var picked []run
 		for _, x := range r {
