@@ -1095,6 +1095,34 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	return ret;
 }
 
+/*
+ * KWQ_IOC_ADD of one record and no delays to write back, a producer's
+ * call: what kwq_ioc_keys() does (which checked the flags and made
+ * @opts), without its buffers and chunks; the record is read in 8-byte
+ * words.
+ */
+static noinline_for_stack int
+kwq_ioc_add_one(struct kwq_ioc *c, const struct kwq_batch_opts *opts)
+{
+	struct kwq_keys_args __user *uarg = (void __user *)c->arg;
+	u64 rec[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
+	struct kwq_keys_args *a = &c->a.keys;
+	struct kwq_key key;
+	u32 off = 0;
+	int ret;
+
+	ret = kwq_copy_in(rec, u64_to_user_ptr(a->recs), a->recs_len);
+	if (!ret)
+		ret = kwq_recs_check((u8 *)rec, a->recs_len, 1, true);
+	if (ret)
+		return ret;
+	kwq_recs_keys((u8 *)rec, &off, &key, 1);
+	ret = kwq_add_key(c->uq->q, &key, opts);
+	if (put_user(ret ? 0 : 1, &uarg->done))
+		return -EFAULT;
+	return kwq_uq_err(c->uq, ret);
+}
+
 static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 {
 	/*
@@ -1126,6 +1154,18 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 		return -EINVAL;
 	}
 
+	opts.after_ns = a->flags & KWQ_ADD_AFTER ? a->after_ns : 0;
+	opts.flags = a->flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
+	/* kwq_add_batch() checks them: only with a delay, one at most. */
+	if (a->flags & KWQ_ADD_REPLACE)
+		opts.flags |= KWQ_AFTER_REPLACE;
+	if (a->flags & KWQ_ADD_LATER)
+		opts.flags |= KWQ_AFTER_LATER;
+	/* A producer's call: one key, no delays to write back. */
+	if (op == KWQ_OP_ADD && a->nr == 1 && !a->delays &&
+	    kwq_words_ok(u64_to_user_ptr(a->recs), a->recs_len))
+		return kwq_ioc_add_one(c, &opts);
+
 	buf = kwq_recs_in(c->kf, a->recs, a->recs_len, a->nr, op == KWQ_OP_ADD,
 			  small);
 	if (IS_ERR(buf))
@@ -1141,13 +1181,6 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 		if (copy_to_user(udelays, delays, a->nr * sizeof(*delays)))
 			goto out;
 	}
-	opts.after_ns = a->flags & KWQ_ADD_AFTER ? a->after_ns : 0;
-	opts.flags = a->flags & KWQ_ADD_RATE_LIMITED ? KWQ_BATCH_RATE_LIMITED : 0;
-	/* kwq_add_batch() checks them: only with a delay, one at most. */
-	if (a->flags & KWQ_ADD_REPLACE)
-		opts.flags |= KWQ_AFTER_REPLACE;
-	if (a->flags & KWQ_ADD_LATER)
-		opts.flags |= KWQ_AFTER_LATER;
 	opts.delays = delays;
 
 	ret = kwq_recs_apply(c->kf, c->uq->q, op, buf, a->nr, &opts, &a->done,
