@@ -996,6 +996,28 @@ static int kwq_recs_check(const u8 *buf, u32 len, u32 nr, bool prio_ok)
 }
 
 /*
+ * kwq_recs_check() of exactly one record at @rec, read in 8-byte words
+ * (@len bytes): the one-key paths' check, the padding tested in its last
+ * word rather than through memchr_inv().
+ */
+static int kwq_rec_check_one(const u64 *rec, u32 len, bool prio_ok)
+{
+	const struct kwq_rec *r = (const void *)rec;
+	u32 end;
+
+	if (len < sizeof(*r) || !r->len || r->len > KWQ_KEY_LEN_MAX ||
+	    (!prio_ok && r->priority) || KWQ_REC_SIZE(r->len) != len)
+		return -EINVAL;
+	/* The bytes past the key in its last word, read little-endian. */
+	end = sizeof(*r) + r->len;
+	if (end % 8 &&
+	    le64_to_cpu((__force __le64)rec[end / 8]) >>
+	    (end % 8 * BITS_PER_BYTE))
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * Copy @nr records of @len bytes in and check them; kwq_buf_put() after
  * (@small: see kwq_buf_get()).
  */
@@ -1113,7 +1135,7 @@ kwq_ioc_add_one(struct kwq_ioc *c, const struct kwq_batch_opts *opts)
 
 	ret = kwq_copy_in(rec, u64_to_user_ptr(a->recs), a->recs_len);
 	if (!ret)
-		ret = kwq_recs_check((u8 *)rec, a->recs_len, 1, true);
+		ret = kwq_rec_check_one(rec, a->recs_len, true);
 	if (ret)
 		return ret;
 	kwq_recs_keys((u8 *)rec, &off, &key, 1);
@@ -1527,7 +1549,7 @@ static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
 
 	ret = kwq_done_one_in(uarg, a, in);
 	if (!ret)
-		ret = kwq_recs_check((u8 *)in, a->done_len, 1, false);
+		ret = kwq_rec_check_one(in, a->done_len, false);
 	if (ret)
 		return ret;
 	kwq_recs_keys((u8 *)in, &off, &key, 1);

@@ -144,7 +144,7 @@ int main(void)
 	char key[KWQ_KEY_LEN_MAX];
 	void *ro;
 
-	kt_setup("kwq_batch", 33, 120);
+	kt_setup("kwq_batch", 35, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -152,6 +152,41 @@ int main(void)
 	ktap_check(n == 0 && done == 4 && kt_len(fd) == 2,
 		   "add_batch_duplicates_dedup", "ret %d done %u len %ld", n,
 		   done, kt_len(fd));
+
+	/*
+	 * One record (the kernel's one-key ADD): a nonzero byte anywhere in
+	 * the padding, or a length that is not the record's, is EINVAL and
+	 * adds nothing; a key filling its last word has no padding.
+	 */
+	{
+		const struct kwq_recbuf *one = keys("pad7");
+		unsigned char *b = (unsigned char *)one->buf;
+		struct kwq_rec *r = (struct kwq_rec *)one->buf;
+		long before = kt_len(fd);
+		int bad = 0, i;
+
+		for (i = sizeof(*r) + 4; i < 16; i++) {
+			b[i] = 0x80;
+			errno = 0;
+			bad += kwq_add_batch(fd, one, NULL, NULL) < 0 &&
+			       errno == EINVAL;
+			b[i] = 0;
+		}
+		r->len = 9;
+		errno = 0;
+		bad += kwq_add_batch(fd, one, NULL, NULL) < 0 && errno == EINVAL;
+		r->len = 0;
+		errno = 0;
+		bad += kwq_add_batch(fd, one, NULL, NULL) < 0 && errno == EINVAL;
+		ktap_check(bad == 6 && kt_len(fd) == before,
+			   "add_one_bad_record_einval", "%d of 6 EINVAL, len %ld -> %ld",
+			   bad, before, kt_len(fd));
+		n = kwq_add_batch(fd, keys("eightchr"), NULL, &done);
+		ktap_check(n == 0 && done == 1 && kt_len(fd) == before + 1 &&
+			   kwq_remove(fd, "eightchr", 8) == 0,
+			   "add_one_key_filling_its_word", "ret %d done %u len %ld",
+			   n, done, kt_len(fd));
+	}
 	kwq_add_batch(fd, keys("c,d"), NULL, NULL);
 
 	/* a worker cycle: finish two, take two */
