@@ -967,54 +967,52 @@ static void kwq_buf_put(struct kwq_file *kf, void *buf, u8 *small)
 }
 
 /*
- * Check a whole record buffer before any key takes effect: lengths in
- * range, padding zero, exactly @nr records filling exactly @len bytes.
+ * The size of the record at @rec if it is whole and sound within @room
+ * bytes: a header, a length in range, no priority unless @prio_ok, its
+ * padding zero (tested in the record's last word, read little-endian:
+ * records start 8-byte aligned in every record buffer); else 0.
+ */
+static __always_inline u32 kwq_rec_size(const u64 *rec, u32 room,
+					bool prio_ok)
+{
+	const struct kwq_rec *r = (const void *)rec;
+	u32 end;
+
+	if (room < sizeof(*r) || !r->len || r->len > KWQ_KEY_LEN_MAX ||
+	    (!prio_ok && r->priority) || KWQ_REC_SIZE(r->len) > room)
+		return 0;
+	end = sizeof(*r) + r->len;
+	if (end % 8 &&
+	    le64_to_cpu((__force __le64)rec[end / 8]) >>
+	    (end % 8 * BITS_PER_BYTE))
+		return 0;
+	return KWQ_REC_SIZE(r->len);
+}
+
+/*
+ * Check a whole record buffer (8-byte aligned) before any key takes
+ * effect: each record sound (kwq_rec_size()), exactly @nr records
+ * filling exactly @len bytes.
  */
 static int kwq_recs_check(const u8 *buf, u32 len, u32 nr, bool prio_ok)
 {
-	u32 off = 0, i;
+	u32 off = 0, size, i;
 
 	for (i = 0; i < nr; i++) {
-		const struct kwq_rec *r = (const void *)(buf + off);
-		size_t size;
-
-		if (len - off < sizeof(*r))
-			return -EINVAL;
-		if (!r->len || r->len > KWQ_KEY_LEN_MAX)
-			return -EINVAL;
-		if (!prio_ok && r->priority)
-			return -EINVAL;
-		size = KWQ_REC_SIZE(r->len);
-		if (size > len - off)
-			return -EINVAL;
-		if (memchr_inv(buf + off + sizeof(*r) + r->len, 0,
-			       size - sizeof(*r) - r->len))
+		size = kwq_rec_size((const u64 *)(buf + off), len - off,
+				    prio_ok);
+		if (!size)
 			return -EINVAL;
 		off += size;
 	}
 	return off == len ? 0 : -EINVAL;
 }
 
-/*
- * kwq_recs_check() of exactly one record at @rec, read in 8-byte words
- * (@len bytes): the one-key paths' check, the padding tested in its last
- * word rather than through memchr_inv().
- */
-static int kwq_rec_check_one(const u64 *rec, u32 len, bool prio_ok)
+/* kwq_recs_check() of one record, inline: the one-key paths' check. */
+static __always_inline int kwq_rec_check_one(const u64 *rec, u32 len,
+					     bool prio_ok)
 {
-	const struct kwq_rec *r = (const void *)rec;
-	u32 end;
-
-	if (len < sizeof(*r) || !r->len || r->len > KWQ_KEY_LEN_MAX ||
-	    (!prio_ok && r->priority) || KWQ_REC_SIZE(r->len) != len)
-		return -EINVAL;
-	/* The bytes past the key in its last word, read little-endian. */
-	end = sizeof(*r) + r->len;
-	if (end % 8 &&
-	    le64_to_cpu((__force __le64)rec[end / 8]) >>
-	    (end % 8 * BITS_PER_BYTE))
-		return -EINVAL;
-	return 0;
+	return kwq_rec_size(rec, len, prio_ok) == len ? 0 : -EINVAL;
 }
 
 /*

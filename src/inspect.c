@@ -178,11 +178,10 @@ static bool kwq_list_chain(const struct kwq *q, const struct kwq_node *chain,
 	const struct kwq_node *n;
 	unsigned int at, want;
 	u32 place, next;
-	bool found;
 
 	for (;;) {
-		/* The least place at or past *pos with a key to list. */
-		found = false;
+		/* The least place at or past *pos with keys to list: how many. */
+		want = 0;
 		next = 0;
 		at = 0;
 		for (n = chain; n; n = n->hnext) {
@@ -190,23 +189,19 @@ static bool kwq_list_chain(const struct kwq *q, const struct kwq_node *chain,
 			if (place < *pos || (place == *pos && at++ < *skip) ||
 			    !(states & BIT(kwq_key_state(n))))
 				continue;
-			if (!found || place < next)
+			if (!want || place < next) {
 				next = place;
-			found = true;
+				want = 1;
+			} else if (place == next) {
+				want++;
+			}
 		}
-		if (!found)
+		if (!want)
 			return false;
 		if (next != *pos) {
 			*pos = next;
 			*skip = 0;
 		}
-		/* How many keys of that place are to list. */
-		want = 0;
-		at = 0;
-		for (n = chain; n; n = n->hnext)
-			if (kwq_place(n) == next && at++ >= *skip &&
-			    states & BIT(kwq_key_state(n)))
-				want++;
 		if (*nr + want > max && *nr)
 			return true;
 		at = 0;
