@@ -1,0 +1,74 @@
+#!/bin/bash
+# A developer's loop: build kwq.ko and the userspace tests, boot one debug
+# (or stock) kernel in QEMU and run only the suites named, judged as make
+# check judges them (report.py: KTAP and every splat).
+#
+# usage: try.sh [-v 6.12|7.2|stock-6.12] [-k] [-t TIMEOUT] [-o NAME] [SUITE[:ARGS]...]
+#   -v  the kernel (default: the debug 6.12 test kernel)
+#   -k  also load kwq_test.ko (every KUnit suite; debug kernels only)
+#   -o  a name for this run's build directory and log (default: try),
+#       so that several runs can go on side by side
+#   SUITE  a userspace test (userspace/tests/SUITE_test[.c|.sh]);
+#          SUITE:ARGS passes ARGS (split on commas) to it
+# Log: $KWQ_OUT/logs/vm-NAME.log. Exit 0 when every case passed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ver=6.12 kunit=0 timeout=1800 name=try
+while getopts v:kt:o: opt; do
+	case $opt in
+	v) ver=$OPTARG ;;
+	k) kunit=1 ;;
+	t) timeout=$OPTARG ;;
+	o) name=$OPTARG ;;
+	*) die "usage: try.sh [-v 6.12|7.2|stock-6.12] [-k] [-t S] [-o NAME] [SUITE[:ARGS]...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+mkdir -p "$KWQ_OUT/logs"
+KWQ_OUT=$(realpath "$KWQ_OUT")
+export KWQ_OUT
+need_pkgs "${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_KERNEL[@]}"
+
+case $ver in
+stock-6.12)
+	kd=$("$KWQ_ROOT/tools/testing/stock-kernel.sh" 6.12) || die "no stock 6.12 kernel"
+	kdir=$(echo "$kd" | sed -n 1p)
+	image=$(echo "$kd" | sed -n 2p)
+	;;
+6.12 | 7.2)
+	kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
+		"$KWQ_ROOT/tools/testing/config/debug.config" "$ver") || die "kernel build failed"
+	image=$kdir/arch/x86/boot/bzImage
+	;;
+*) die "unknown kernel $ver" ;;
+esac
+m=$KWQ_OUT/mod-$name
+"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$m" >/dev/null ||
+	die "module build failed (log: $m/build.log)"
+u=$KWQ_OUT/user-$name
+make -s -C "$KWQ_ROOT/userspace" tests OUT="$u" >/dev/null || die "userspace build failed"
+
+files=("$m/kwq.ko=/kwq/kwq.ko" "$u/ktap.sh=/kwq/tests/ktap.sh")
+[ $kunit = 1 ] && files+=("$m/kwq_test.ko=/kwq/kwq_test.ko")
+for t in "$u"/bin/*; do
+	[ -f "$t" ] && files+=("$t=/usr/bin/$(basename "$t")")
+done
+plan=$KWQ_OUT/plan-$name
+{
+	echo "load_module /kwq/kwq.ko"
+	[ "${ver#stock}" = "$ver" ] && echo 'expect "fault attributes: fail-nth decides" fault_attrs'
+	[ $kunit = 1 ] && echo "kunit_module /kwq/kwq_test.ko"
+	for s in "$@"; do
+		suite=${s%%:*} args=
+		[ "$suite" = "$s" ] || args=$(echo "${s#*:}" | tr , ' ')
+		[ -x "$u/${suite}_test" ] || die "no test program $u/${suite}_test"
+		files+=("$u/${suite}_test=/kwq/tests/${suite}_test")
+		echo "user_test $suite /kwq/tests/${suite}_test $args"
+	done
+	echo "unload_module kwq"
+} >"$plan"
+log=$KWQ_OUT/logs/vm-$name.log
+say "booting $(basename "$kdir") for: $* $([ $kunit = 1 ] && echo KUnit); log: $log"
+"$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$log" -p "$plan" -t "$timeout" "${files[@]}"
+"$KWQ_ROOT/tools/testing/report.py" --label "$name: $ver" "$log"
