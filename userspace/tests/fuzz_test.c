@@ -827,6 +827,31 @@ static unsigned int batch_nr(struct worker *w)
 }
 
 /* ADD/DONE/FORGET/REMOVE with random keys. */
+/*
+ * A size no record buffer of @good bytes may have, the shapes that once
+ * slipped through (issue 30: an empty buffer read as one record): none,
+ * one byte, a header short by one or alone, a byte short or over, odd.
+ */
+static uint32_t odd_size(struct worker *w, uint32_t good)
+{
+	switch (rn(&w->r, 7)) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return sizeof(struct kwq_rec) - 1;
+	case 3:
+		return sizeof(struct kwq_rec);
+	case 4:
+		return good ? good - 1 : 0;
+	case 5:
+		return good + 1;
+	default:
+		return good | 4;
+	}
+}
+
 static void op_keys(struct worker *w, int op)
 {
 	unsigned long cmd = op == 4 ? KWQ_IOC_ADD : op == 6 ? KWQ_IOC_DONE :
@@ -884,6 +909,16 @@ static void op_keys(struct worker *w, int op)
 	case 4:
 		/* corrupt one record header or its padding */
 		mutate(w, w->recs, used, 100);
+		break;
+	case 5:
+		a.recs_len = odd_size(w, (uint32_t)used);
+		break;
+	case 6:
+		/* the one-key paths, with a size that holds no record */
+		a.nr = 1;
+		a.recs_len = odd_size(w, (uint32_t)KWQ_REC_SIZE(2));
+		if (chance(&w->r, 30))
+			a.recs = 0;
 		break;
 	default:
 		break;
@@ -1094,8 +1129,10 @@ static void op_done_get(struct worker *w)
 	}
 	a.done_nr = rn(&w->r, 5);
 	a.done_len = KWQ_REC_SIZE(rn(&w->r, 40)) * a.done_nr;
+	if (chance(&w->r, 15))
+		a.done_len = odd_size(w, a.done_len);
 	a.done_recs = (uintptr_t)(chance(&w->r, 20) ? (void *)w->unmapped :
-				  (void *)w->recs);
+				  chance(&w->r, 5) ? NULL : (void *)w->recs);
 	mutate(w, &a, sizeof(a), 8);
 	a.get.recs = (uintptr_t)buf;
 	/* no unbounded wait in a thread nobody kills */
