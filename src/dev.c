@@ -970,9 +970,12 @@ static void kwq_buf_put(struct kwq_file *kf, void *buf, u8 *small)
  * The size of the record at @rec if it is whole and sound within @room
  * bytes: a header, a length in range, no priority unless @prio_ok, its
  * padding zero (tested in the record's last word, read little-endian:
- * records start 8-byte aligned in every record buffer); else 0.
+ * records start 8-byte aligned in every record buffer); else -EINVAL.
+ * A sound record is never smaller than a header, so no size can read as
+ * "nothing" (an empty buffer once passed for one record: issue 30).
+ * Reads only the first @room bytes: what the caller copied in.
  */
-static __always_inline u32 kwq_rec_size(const u64 *rec, u32 room,
+static __always_inline int kwq_rec_size(const u64 *rec, u32 room,
 					bool prio_ok)
 {
 	const struct kwq_rec *r = (const void *)rec;
@@ -980,39 +983,47 @@ static __always_inline u32 kwq_rec_size(const u64 *rec, u32 room,
 
 	if (room < sizeof(*r) || !r->len || r->len > KWQ_KEY_LEN_MAX ||
 	    (!prio_ok && r->priority) || KWQ_REC_SIZE(r->len) > room)
-		return 0;
+		return -EINVAL;
 	end = sizeof(*r) + r->len;
 	if (end % 8 &&
 	    le64_to_cpu((__force __le64)rec[end / 8]) >>
 	    (end % 8 * BITS_PER_BYTE))
-		return 0;
+		return -EINVAL;
 	return KWQ_REC_SIZE(r->len);
 }
 
 /*
  * Check a whole record buffer (8-byte aligned) before any key takes
- * effect: each record sound (kwq_rec_size()), exactly @nr records
- * filling exactly @len bytes.
+ * effect: each record sound (kwq_rec_size()), exactly @nr (at least one)
+ * records filling exactly @len bytes.
  */
 static int kwq_recs_check(const u8 *buf, u32 len, u32 nr, bool prio_ok)
 {
-	u32 off = 0, size, i;
+	u32 off = 0, i;
+	int size;
 
+	if (!nr)
+		return -EINVAL;
 	for (i = 0; i < nr; i++) {
 		size = kwq_rec_size((const u64 *)(buf + off), len - off,
 				    prio_ok);
-		if (!size)
-			return -EINVAL;
+		if (size < 0)
+			return size;
 		off += size;
 	}
 	return off == len ? 0 : -EINVAL;
 }
 
-/* kwq_recs_check() of one record, inline: the one-key paths' check. */
+/*
+ * kwq_recs_check() of one record, inline: the one-key paths' check. An
+ * empty or short @len is -EINVAL: no sound record is that small.
+ */
 static __always_inline int kwq_rec_check_one(const u64 *rec, u32 len,
 					     bool prio_ok)
 {
-	return kwq_rec_size(rec, len, prio_ok) == len ? 0 : -EINVAL;
+	int size = kwq_rec_size(rec, len, prio_ok);
+
+	return size > 0 && (u32)size == len ? 0 : -EINVAL;
 }
 
 /*

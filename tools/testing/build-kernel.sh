@@ -44,7 +44,12 @@ case $kv in
 	;;
 *) die "usage: build-kernel.sh FRAGMENT [6.12|7.2]" ;;
 esac
-hash=$( (cat "$frag"; echo "$recipe") | sha256sum | cut -c1-12)
+# FRAGMENT-VERSION.config beside FRAGMENT, if there is one, is merged
+# after it for that version alone (debug-7.2.config: no stack
+# auto-initialisation, so that an uninitialised read shows in a test).
+frags=("$frag")
+[ -f "${frag%.config}-$kv.config" ] && frags+=("${frag%.config}-$kv.config")
+hash=$( (cat "${frags[@]}"; echo "$recipe") | sha256sum | cut -c1-12)
 name=$(basename "$frag" .config)
 tree=$KWQ_CACHE/kernel-$name-$ver-$hash
 mkdir -p "$KWQ_CACHE"
@@ -66,7 +71,7 @@ cd "$tree.tmp"
 log=$tree.tmp/kwq-build.log
 {
 	make ARCH=x86_64 tinyconfig
-	scripts/kconfig/merge_config.sh -m .config "$frag"
+	scripts/kconfig/merge_config.sh -m .config "${frags[@]}"
 	make ARCH=x86_64 olddefconfig
 } >"$log" 2>&1 || { tail -30 "$log" >&2; die "kernel configuration failed (log: $log)"; }
 
@@ -89,8 +94,8 @@ while IFS= read -r line; do
 			"$want" "${have:-nothing}" >&2
 		bad=1
 	fi
-done <"$frag"
-[ $bad = 0 ] || die "config fragment $frag did not survive olddefconfig"
+done < <(cat "${frags[@]}")
+[ $bad = 0 ] || die "config fragment ${frags[*]} did not survive olddefconfig"
 
 say "compiling (make -j$KWQ_JOBS; log: $log)"
 make ARCH=x86_64 -j"$KWQ_JOBS" >>"$log" 2>&1 &
