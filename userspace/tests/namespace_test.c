@@ -18,6 +18,15 @@
  *    still has its own count and byte budget in a user namespace that
  *    root made for it (root of that namespace is not exempt), and one
  *    that a user made itself counts against that user in the parent.
+ *  - a dead namespace is freed (issue 30, finding 3): an unprivileged
+ *    user in a new user + IPC namespace (a rootless container) makes a
+ *    SysV shm segment and queues up to its limit, passes one queue's fd
+ *    out and exits; the namespace is freed within seconds (its shm
+ *    memory comes back, its debugfs directory goes), the passed fd keeps
+ *    working, the other queues no longer count against the user and the
+ *    passed one counts until its fd closes. A kernel queue published in
+ *    a namespace that dies is unpublished (an fd passed out gets EIDRM),
+ *    not destroyed, and the namespace is freed too.
  * Children report their checks through a pipe; the parent prints them.
  * Runs as root in the VM; needs CONFIG_IPC_NS and CONFIG_USER_NS.
  */
@@ -28,6 +37,8 @@
 #include <stdarg.h>
 #include <sys/klog.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -994,9 +1005,295 @@ static void user_namespaces(void)
 	kt_write_file(BPARAM, oldb);
 }
 
+/* --- a dead namespace (issue 30, finding 3) -------------------------- */
+
+#define DEAD_UID	3100
+#define DEAD_SHM	(64 << 20)
+#define DEAD_WAIT_MS	30000
+#define DEAD_CASES	6
+#define DEADPUB_CASES	4
+
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/* The fd sent on @sock, or -1. */
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+struct dead_arg {
+	const char *base;
+	int sock;		/* the third queue's fd goes out here */
+};
+
+/*
+ * As DEAD_UID in a new user + IPC namespace: a SysV shm segment of
+ * DEAD_SHM bytes, touched and left (no IPC_RMID: it lives as long as the
+ * namespace), and three queues (the limit) with a key each; the third's
+ * fd goes to the parent. Sends the namespace's inode number, waits for
+ * the parent's go and exits.
+ */
+static int dead_child(struct child *c, void *arg)
+{
+	const struct dead_arg *a = arg;
+	char map[32], name[96];
+	int i, fd, id;
+	void *p;
+
+	if (setgroups(0, NULL) || setgid(DEAD_UID) || setuid(DEAD_UID))
+		return rcheck(0, "deadns_setup", "setuid: %s", strerror(errno));
+	prctl(PR_SET_DUMPABLE, 1);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWIPC))
+		return rcheck(0, "deadns_setup", "unshare: %s", strerror(errno));
+	snprintf(map, sizeof(map), "0 %u 1", DEAD_UID);
+	if (kt_write_file("/proc/self/uid_map", map))
+		return rcheck(0, "deadns_setup", "uid_map: %s", strerror(errno));
+	id = shmget(IPC_PRIVATE, DEAD_SHM, IPC_CREAT | 0600);
+	p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+	if (p == (void *)-1)
+		return rcheck(0, "deadns_setup", "shm: %s", strerror(errno));
+	memset(p, 1, DEAD_SHM);
+	shmdt(p);
+	for (i = 0; i < 3; i++) {
+		fd = kt_dev();
+		snprintf(name, sizeof(name), "%s-%d", a->base, i);
+		if (kwq_create(fd, name, NULL))
+			return rcheck(0, "deadns_setup", "create %s: %s", name,
+				      strerror(errno));
+		kt_add(fd, "key-of-the-dead");
+		if (i == 2 && send_fd(a->sock, fd))
+			return rcheck(0, "deadns_setup", "SCM_RIGHTS: %s",
+				      strerror(errno));
+		close(fd);
+	}
+	rcheck(1, "deadns_setup", "3 queues, %d MiB of shm in ipc:%lu",
+	       DEAD_SHM >> 20, kt_ipc_inum());
+	dprintf(c->from, "%lu\n", kt_ipc_inum());
+	sig_wait(c->to);
+	return 0;
+}
+
+static long shmem_kb(void)
+{
+	return kt_read_num("/proc/meminfo", "Shmem:");
+}
+
+static void dead_namespace(void)
+{
+	static const char *const names[] = { "deadns_setup", NULL };
+	char oldq[32], base[96], b2[96], got[256], line[32] = "", dir[96];
+	long kb0, kb1, kb = -1;
+	unsigned long inum = 0;
+	struct dead_arg a;
+	int sv[2], fd, st, n, gone = 0;
+	struct stat sb;
+	struct child c;
+	int64_t t0, ms;
+
+	if (read_file(QPARAM, oldq, sizeof(oldq)) || kt_write_file(QPARAM, "3") ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		for (n = 0; n < DEAD_CASES; n++)
+			ktap_skip("dead_namespace", "no kwq parameters");
+		return;
+	}
+	kt_name(base, "deadns");
+	a.base = base;
+	a.sock = sv[1];
+	kb0 = shmem_kb();
+	spawn(&c, dead_child, &a);
+	n = (int)read(c.from, line, sizeof(line) - 1);
+	if (n > 0) {
+		line[n] = '\0';
+		inum = strtoul(line, NULL, 10);
+	}
+	kb1 = shmem_kb();
+	fd = n > 0 ? recv_fd(sv[0]) : -1;
+	close(sv[0]);
+	close(sv[1]);
+	collect(&c, names);	/* the child exits: nothing is in its namespace */
+
+	/* Its memory: before, until rmmod (the kick at its exit, or 2 s). */
+	snprintf(dir, sizeof(dir), DEBUGFS "/ipc:%lu", inum);
+	t0 = kt_now();
+	do {
+		kb = shmem_kb();
+		gone = !have_debugfs() || stat(dir, &sb);
+		if (kb >= 0 && kb <= kb0 + (DEAD_SHM >> 10) / 4 && gone)
+			break;
+		kt_sleep_ms(100);
+	} while (kt_now() - t0 < DEAD_WAIT_MS * KT_MS);
+	ms = (kt_now() - t0) / KT_MS;
+	ktap_check(kb1 - kb0 >= (DEAD_SHM >> 10) * 3 / 4 &&
+		   kb <= kb0 + (DEAD_SHM >> 10) / 4, "deadns_namespace_freed",
+		   "Shmem %ld kB, %ld with the container's segment, %ld %lld ms after its exit",
+		   kb0, kb1, kb, (long long)ms);
+	ktap_check(inum && gone, "deadns_debugfs_directory_gone",
+		   "%s %s", dir, gone ? "gone" : "still there");
+
+	/* The fd passed out still works: its queue was unnamed, not killed. */
+	take_all(fd, got, sizeof(got));
+	st = kt_add(fd, "after") ? errno : 0;
+	ktap_check(fd >= 0 && !strcmp(got, "key-of-the-dead") && !st &&
+		   kt_len(fd) == 1, "deadns_passed_fd_keeps_working",
+		   "took \"%s\", add: %s", got, kt_ename(st));
+
+	/* Two queues freed; the passed one counts until its fd closes. */
+	kt_name(b2, "deadns-host");
+	st = host_create(DEAD_UID, b2);
+	ktap_check(st == count_status(2, EDQUOT), "deadns_queues_no_longer_count",
+		   "created %d of 3, EDQUOT %d", st / 4, st % 4);
+	destroy_all(b2, 4);
+	if (fd >= 0)
+		close(fd);
+	st = host_create(DEAD_UID, b2);
+	ktap_check(st == count_status(3, EDQUOT), "deadns_passed_queue_freed_on_close",
+		   "created %d of 3, EDQUOT %d", st / 4, st % 4);
+	destroy_all(b2, 4);
+	kt_write_file(QPARAM, oldq);
+}
+
+/*
+ * As root in a new IPC namespace: a SysV shm segment as above, the
+ * example's queue published here (the module publishes in the namespace
+ * of whoever writes "published"), an fd attached to it passed out.
+ */
+static int dead_pub_child(struct child *c, void *arg)
+{
+	const struct dead_arg *a = arg;
+	int fd, id, found;
+	void *p;
+
+	if (unshare(CLONE_NEWIPC))
+		return rcheck(0, "deadns_published_setup", "unshare: %s",
+			      strerror(errno));
+	id = shmget(IPC_PRIVATE, DEAD_SHM, IPC_CREAT | 0600);
+	p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+	if (p == (void *)-1)
+		return rcheck(0, "deadns_published_setup", "shm: %s",
+			      strerror(errno));
+	memset(p, 1, DEAD_SHM);
+	shmdt(p);
+	if (kt_write_file(PUBPARAM, "1"))
+		return rcheck(0, "deadns_published_setup", "publish: %s",
+			      strerror(errno));
+	list_has(EXNAME, &found);
+	fd = found == 1 ? attach(EXNAME) : -1;
+	if (fd < 0 || send_fd(a->sock, fd))
+		return rcheck(0, "deadns_published_setup",
+			      "listed %d times, attach or SCM_RIGHTS: %s", found,
+			      strerror(errno));
+	close(fd);
+	rcheck(1, "deadns_published_setup", "published in ipc:%lu",
+	       kt_ipc_inum());
+	dprintf(c->from, "%lu\n", kt_ipc_inum());
+	sig_wait(c->to);
+	return 0;
+}
+
+/*
+ * A kernel queue published in a namespace that dies: unpublished (the
+ * fd passed out gets EIDRM), not destroyed (its module publishes it again
+ * and unloads cleanly), and the namespace is freed.
+ */
+static void dead_namespace_published(void)
+{
+	static const char *const names[] = { "deadns_published_setup", NULL };
+	char line[32] = "";
+	int sv[2], fd, n, e, found, i;
+	long kb0, kb1, kb = -1;
+	struct dead_arg a = { 0 };
+	struct child c;
+	int64_t t0, ms;
+
+	if (access(EXAMPLE, R_OK) || example_loaded() ||
+	    example_load("keys=50 fail_every=0 publish_mode=0666") ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		for (i = 0; i < DEADPUB_CASES; i++)
+			ktap_skip("dead_namespace_published",
+				  EXAMPLE " missing, loaded or not loadable");
+		return;
+	}
+	a.sock = sv[1];
+	kb0 = shmem_kb();
+	spawn(&c, dead_pub_child, &a);
+	n = (int)read(c.from, line, sizeof(line) - 1);
+	kb1 = shmem_kb();
+	fd = n > 0 ? recv_fd(sv[0]) : -1;
+	close(sv[0]);
+	close(sv[1]);
+	collect(&c, names);
+
+	t0 = kt_now();
+	do {
+		kb = shmem_kb();
+		if (kb >= 0 && kb <= kb0 + (DEAD_SHM >> 10) / 4)
+			break;
+		kt_sleep_ms(100);
+	} while (kt_now() - t0 < DEAD_WAIT_MS * KT_MS);
+	ms = (kt_now() - t0) / KT_MS;
+	ktap_check(kb1 - kb0 >= (DEAD_SHM >> 10) * 3 / 4 &&
+		   kb <= kb0 + (DEAD_SHM >> 10) / 4,
+		   "deadns_published_namespace_freed",
+		   "Shmem %ld kB, %ld with the segment, %ld %lld ms after the exit",
+		   kb0, kb1, kb, (long long)ms);
+	e = kt_len(fd) < 0 ? errno : 0;
+	ktap_check(fd >= 0 && e == EIDRM, "deadns_published_fd_eidrm",
+		   "len on the passed fd: %s", kt_ename(e));
+	if (fd >= 0)
+		close(fd);
+
+	/* The module's queue lives: published again, here this time. */
+	e = kt_write_file(PUBPARAM, "0") || kt_write_file(PUBPARAM, "1") ?
+		errno : 0;
+	list_has(EXNAME, &found);
+	fd = !e && found == 1 ? attach(EXNAME) : -1;
+	ktap_check(!e && fd >= 0 && example_idle(fd, 50),
+		   "deadns_published_queue_not_destroyed",
+		   "republish: %s, listed %d times, attach %s", kt_ename(e),
+		   found, fd >= 0 ? "ok" : "failed");
+	if (fd >= 0)
+		close(fd);
+	e = example_unload();
+	ktap_check(!e && example_passed(), "deadns_published_module_unloads",
+		   "delete_module: %s, log says %s", kt_ename(e),
+		   example_passed() ? "PASS" : "no PASS");
+}
+
 int main(void)
 {
-	kt_setup("kwq_namespace", 13 + EXAMPLE_CASES + USERNS_CASES, 280);
+	kt_setup("kwq_namespace", 13 + EXAMPLE_CASES + USERNS_CASES + DEAD_CASES +
+		 DEADPUB_CASES,
+		 340);
 	if (getuid() != 0) {
 		printf("    # must run as root\n");
 		return 1;
@@ -1008,5 +1305,7 @@ int main(void)
 	ipc_namespaces();
 	example_module();
 	user_namespaces();
+	dead_namespace();
+	dead_namespace_published();
 	return ktap_end();
 }
