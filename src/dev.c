@@ -493,7 +493,8 @@ static void kwq_uq_kill(struct kwq_uq *uq)
  * 6.18's namespace file handles could reopen such a namespace by its id,
  * with CAP_SYS_ADMIN over it; from 6.19 they open only namespaces a task
  * or file keeps active. One reopened so has lost its queues.) The
- * initial namespace never dies.
+ * initial namespace never dies, and is never looked at: later kernels
+ * keep its count at 1 whoever holds it.
  */
 static void kwq_ns_reap_locked(struct list_head *reaped)
 {
