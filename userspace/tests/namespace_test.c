@@ -20,13 +20,14 @@
  *    that a user made itself counts against that user in the parent.
  *  - a dead namespace is freed (issue 30, finding 3): an unprivileged
  *    user in a new user + IPC namespace (a rootless container) makes a
- *    SysV shm segment and queues up to its limit, passes one queue's fd
- *    out and exits; the namespace is freed within seconds (its shm
- *    memory comes back, its debugfs directory goes), the passed fd keeps
- *    working, the other queues no longer count against the user and the
- *    passed one counts until its fd closes. A kernel queue published in
- *    a namespace that dies is unpublished (an fd passed out gets EIDRM),
- *    not destroyed, and the namespace is freed too.
+ *    SysV shm segment and queues up to its limit, one queue's fd is
+ *    taken out (pidfd_getfd) and it exits; the namespace is freed within
+ *    seconds (the user fits a new one under max_ipc_namespaces=1 again,
+ *    its debugfs directory goes), the taken fd keeps working, the other
+ *    queues no longer count against the user and the taken one counts
+ *    until its fd closes. A kernel queue published in a namespace that
+ *    dies is unpublished (an fd taken out gets EIDRM), not destroyed,
+ *    and the namespace is freed too.
  * Children report their checks through a pipe; the parent prints them.
  * Runs as root in the VM; needs CONFIG_IPC_NS and CONFIG_USER_NS.
  */
@@ -38,7 +39,6 @@
 #include <sys/klog.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -1010,65 +1010,80 @@ static void user_namespaces(void)
 #define DEAD_UID	3100
 #define DEAD_SHM	(64 << 20)
 #define DEAD_WAIT_MS	30000
-#define DEAD_CASES	6
-#define DEADPUB_CASES	4
-
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-/* The fd sent on @sock, or -1. */
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
-struct dead_arg {
-	const char *base;
-	int sock;		/* the third queue's fd goes out here */
-};
+#define DEAD_CASES	7
+#define DEADPUB_CASES	6
+#define MAX_IPCNS	"/proc/sys/user/max_ipc_namespaces"
 
 /*
- * As DEAD_UID in a new user + IPC namespace: a SysV shm segment of
- * DEAD_SHM bytes, touched and left (no IPC_RMID: it lives as long as the
- * namespace), and three queues (the limit) with a key each; the third's
- * fd goes to the parent. Sends the namespace's inode number, waits for
+ * Whether a namespace is freed is read from the kernel's own count: with
+ * user.max_ipc_namespaces at 1, a user fits a new IPC namespace only once
+ * its last one was freed (free_ipc_ns() drops the count after its shm,
+ * message queues and semaphores). 0 if @uid (0: root) can make one now,
+ * else the errno (ENOSPC at the limit).
+ */
+static int ipcns_probe(uid_t uid)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(254);
+		_exit(unshare(uid ? CLONE_NEWUSER | CLONE_NEWIPC : CLONE_NEWIPC) ?
+		      errno : 0);
+	}
+	return kt_wait(pid);
+}
+
+/* Probe until @uid has room (0) or DEAD_WAIT_MS passed; *ms: how long. */
+static int ipcns_wait_room(uid_t uid, long long *ms)
+{
+	int64_t t0 = kt_now();
+	int e;
+
+	while ((e = ipcns_probe(uid)) == ENOSPC &&
+	       kt_now() - t0 < DEAD_WAIT_MS * KT_MS)
+		kt_sleep_ms(200);
+	*ms = (kt_now() - t0) / KT_MS;
+	return e;
+}
+
+/* Take fd @fd of @pid (pidfd_getfd: the test kernel has no AF_UNIX). */
+static int steal_fd(pid_t pid, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), nfd;
+
+	if (pfd < 0)
+		return -1;
+	nfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	return nfd;
+}
+
+/* A SysV shm segment of DEAD_SHM bytes, touched and left (no IPC_RMID). */
+static int dead_shm(void)
+{
+	int id = shmget(IPC_PRIVATE, DEAD_SHM, IPC_CREAT | 0600);
+	void *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+
+	if (p == (void *)-1)
+		return -1;
+	memset(p, 1, DEAD_SHM);
+	return shmdt(p);
+}
+
+/*
+ * As DEAD_UID in a new user + IPC namespace (a rootless container): a
+ * shm segment, three queues (the limit) with a key each, the third's fd
+ * kept open for the parent to take. Sends "<ipc inum> <fd>", waits for
  * the parent's go and exits.
  */
 static int dead_child(struct child *c, void *arg)
 {
-	const struct dead_arg *a = arg;
+	const char *base = arg;
 	char map[32], name[96];
-	int i, fd, id;
-	void *p;
+	int i, fd = -1;
 
 	if (setgroups(0, NULL) || setgid(DEAD_UID) || setuid(DEAD_UID))
 		return rcheck(0, "deadns_setup", "setuid: %s", strerror(errno));
@@ -1078,96 +1093,85 @@ static int dead_child(struct child *c, void *arg)
 	snprintf(map, sizeof(map), "0 %u 1", DEAD_UID);
 	if (kt_write_file("/proc/self/uid_map", map))
 		return rcheck(0, "deadns_setup", "uid_map: %s", strerror(errno));
-	id = shmget(IPC_PRIVATE, DEAD_SHM, IPC_CREAT | 0600);
-	p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
-	if (p == (void *)-1)
+	if (dead_shm())
 		return rcheck(0, "deadns_setup", "shm: %s", strerror(errno));
-	memset(p, 1, DEAD_SHM);
-	shmdt(p);
 	for (i = 0; i < 3; i++) {
+		if (fd >= 0)
+			close(fd);
 		fd = kt_dev();
-		snprintf(name, sizeof(name), "%s-%d", a->base, i);
+		snprintf(name, sizeof(name), "%s-%d", base, i);
 		if (kwq_create(fd, name, NULL))
 			return rcheck(0, "deadns_setup", "create %s: %s", name,
 				      strerror(errno));
 		kt_add(fd, "key-of-the-dead");
-		if (i == 2 && send_fd(a->sock, fd))
-			return rcheck(0, "deadns_setup", "SCM_RIGHTS: %s",
-				      strerror(errno));
-		close(fd);
 	}
 	rcheck(1, "deadns_setup", "3 queues, %d MiB of shm in ipc:%lu",
 	       DEAD_SHM >> 20, kt_ipc_inum());
-	dprintf(c->from, "%lu\n", kt_ipc_inum());
+	dprintf(c->from, "%lu %d\n", kt_ipc_inum(), fd);
 	sig_wait(c->to);
 	return 0;
 }
 
-static long shmem_kb(void)
-{
-	return kt_read_num("/proc/meminfo", "Shmem:");
-}
-
+/*
+ * A rootless container that exits with queues: its namespace is freed
+ * (the user fits a new one under max_ipc_namespaces=1 again; kwq's
+ * debugfs directory of it goes), the queue whose fd was taken out keeps
+ * working, the others no longer count against the user, the taken one
+ * until its fd is closed.
+ */
 static void dead_namespace(void)
 {
 	static const char *const names[] = { "deadns_setup", NULL };
-	char oldq[32], base[96], b2[96], got[256], line[32] = "", dir[96];
-	long kb0, kb1, kb = -1;
+	char oldq[32], oldns[32], base[96], b2[96], got[256], line[64] = "";
+	char dir[96];
 	unsigned long inum = 0;
-	struct dead_arg a;
-	int sv[2], fd, st, n, gone = 0;
+	int fd = -1, cfd = -1, st, n, e0, e1, e;
 	struct stat sb;
 	struct child c;
-	int64_t t0, ms;
+	long long ms;
 
-	if (read_file(QPARAM, oldq, sizeof(oldq)) || kt_write_file(QPARAM, "3") ||
-	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+	if (read_file(QPARAM, oldq, sizeof(oldq)) ||
+	    read_file(MAX_IPCNS, oldns, sizeof(oldns)) ||
+	    kt_write_file(MAX_IPCNS, "1")) {
 		for (n = 0; n < DEAD_CASES; n++)
-			ktap_skip("dead_namespace", "no kwq parameters");
+			ktap_skip("dead_namespace", "no " QPARAM " or " MAX_IPCNS);
 		return;
 	}
+	kt_write_file(QPARAM, "3");
+	e0 = ipcns_probe(DEAD_UID);
 	kt_name(base, "deadns");
-	a.base = base;
-	a.sock = sv[1];
-	kb0 = shmem_kb();
-	spawn(&c, dead_child, &a);
+	spawn(&c, dead_child, base);
 	n = (int)read(c.from, line, sizeof(line) - 1);
 	if (n > 0) {
 		line[n] = '\0';
-		inum = strtoul(line, NULL, 10);
+		sscanf(line, "%lu %d", &inum, &cfd);
+		fd = steal_fd(c.pid, cfd);
 	}
-	kb1 = shmem_kb();
-	fd = n > 0 ? recv_fd(sv[0]) : -1;
-	close(sv[0]);
-	close(sv[1]);
-	collect(&c, names);	/* the child exits: nothing is in its namespace */
+	/* The limit bites: no second namespace while the first lives. */
+	e1 = ipcns_probe(DEAD_UID);
+	collect(&c, names);	/* it exits: nothing is in its namespace */
+	ktap_check(!e0 && e1 == ENOSPC && fd >= 0, "deadns_ipcns_limit_bites",
+		   "a new IPC namespace: %s before, %s beside the container's; fd %s",
+		   kt_ename(e0), kt_ename(e1), fd >= 0 ? "taken" : "not taken");
 
-	/* Its memory: before, until rmmod (the kick at its exit, or 2 s). */
+	/* Before, the namespace stayed until rmmod. */
+	e = ipcns_wait_room(DEAD_UID, &ms);
+	ktap_check(!e, "deadns_namespace_freed",
+		   "a new IPC namespace for uid %d: %s %lld ms after the exit",
+		   DEAD_UID, kt_ename(e), ms);
 	snprintf(dir, sizeof(dir), DEBUGFS "/ipc:%lu", inum);
-	t0 = kt_now();
-	do {
-		kb = shmem_kb();
-		gone = !have_debugfs() || stat(dir, &sb);
-		if (kb >= 0 && kb <= kb0 + (DEAD_SHM >> 10) / 4 && gone)
-			break;
-		kt_sleep_ms(100);
-	} while (kt_now() - t0 < DEAD_WAIT_MS * KT_MS);
-	ms = (kt_now() - t0) / KT_MS;
-	ktap_check(kb1 - kb0 >= (DEAD_SHM >> 10) * 3 / 4 &&
-		   kb <= kb0 + (DEAD_SHM >> 10) / 4, "deadns_namespace_freed",
-		   "Shmem %ld kB, %ld with the container's segment, %ld %lld ms after its exit",
-		   kb0, kb1, kb, (long long)ms);
-	ktap_check(inum && gone, "deadns_debugfs_directory_gone",
-		   "%s %s", dir, gone ? "gone" : "still there");
+	ktap_check(inum && (!have_debugfs() || stat(dir, &sb)),
+		   "deadns_debugfs_directory_gone", "%s %s", dir,
+		   have_debugfs() && !stat(dir, &sb) ? "still there" : "gone");
 
-	/* The fd passed out still works: its queue was unnamed, not killed. */
+	/* The fd taken out still works: its queue was unnamed, not killed. */
 	take_all(fd, got, sizeof(got));
 	st = kt_add(fd, "after") ? errno : 0;
 	ktap_check(fd >= 0 && !strcmp(got, "key-of-the-dead") && !st &&
-		   kt_len(fd) == 1, "deadns_passed_fd_keeps_working",
+		   kt_len(fd) == 1, "deadns_taken_fd_keeps_working",
 		   "took \"%s\", add: %s", got, kt_ename(st));
 
-	/* Two queues freed; the passed one counts until its fd closes. */
+	/* Two queues freed; the taken one counts until its fd closes. */
 	kt_name(b2, "deadns-host");
 	st = host_create(DEAD_UID, b2);
 	ktap_check(st == count_status(2, EDQUOT), "deadns_queues_no_longer_count",
@@ -1176,99 +1180,87 @@ static void dead_namespace(void)
 	if (fd >= 0)
 		close(fd);
 	st = host_create(DEAD_UID, b2);
-	ktap_check(st == count_status(3, EDQUOT), "deadns_passed_queue_freed_on_close",
+	ktap_check(st == count_status(3, EDQUOT), "deadns_taken_queue_freed_on_close",
 		   "created %d of 3, EDQUOT %d", st / 4, st % 4);
 	destroy_all(b2, 4);
 	kt_write_file(QPARAM, oldq);
+	kt_write_file(MAX_IPCNS, oldns);
 }
 
 /*
- * As root in a new IPC namespace: a SysV shm segment as above, the
- * example's queue published here (the module publishes in the namespace
- * of whoever writes "published"), an fd attached to it passed out.
+ * As root in a new IPC namespace: a shm segment, the example's queue
+ * published here (the module publishes in the namespace of whoever
+ * writes "published"), an fd attached to it kept for the parent.
  */
 static int dead_pub_child(struct child *c, void *arg)
 {
-	const struct dead_arg *a = arg;
-	int fd, id, found;
-	void *p;
+	int fd, found;
 
+	(void)arg;
 	if (unshare(CLONE_NEWIPC))
 		return rcheck(0, "deadns_published_setup", "unshare: %s",
 			      strerror(errno));
-	id = shmget(IPC_PRIVATE, DEAD_SHM, IPC_CREAT | 0600);
-	p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
-	if (p == (void *)-1)
+	if (dead_shm())
 		return rcheck(0, "deadns_published_setup", "shm: %s",
 			      strerror(errno));
-	memset(p, 1, DEAD_SHM);
-	shmdt(p);
 	if (kt_write_file(PUBPARAM, "1"))
 		return rcheck(0, "deadns_published_setup", "publish: %s",
 			      strerror(errno));
 	list_has(EXNAME, &found);
 	fd = found == 1 ? attach(EXNAME) : -1;
-	if (fd < 0 || send_fd(a->sock, fd))
+	if (fd < 0)
 		return rcheck(0, "deadns_published_setup",
-			      "listed %d times, attach or SCM_RIGHTS: %s", found,
-			      strerror(errno));
-	close(fd);
+			      "listed %d times, attach failed", found);
 	rcheck(1, "deadns_published_setup", "published in ipc:%lu",
 	       kt_ipc_inum());
-	dprintf(c->from, "%lu\n", kt_ipc_inum());
+	dprintf(c->from, "%d\n", fd);
 	sig_wait(c->to);
 	return 0;
 }
 
 /*
  * A kernel queue published in a namespace that dies: unpublished (the
- * fd passed out gets EIDRM), not destroyed (its module publishes it again
+ * fd taken out gets EIDRM), not destroyed (its module publishes it again
  * and unloads cleanly), and the namespace is freed.
  */
 static void dead_namespace_published(void)
 {
 	static const char *const names[] = { "deadns_published_setup", NULL };
-	char line[32] = "";
-	int sv[2], fd, n, e, found, i;
-	long kb0, kb1, kb = -1;
-	struct dead_arg a = { 0 };
+	char line[32] = "", oldns[32];
+	int fd = -1, cfd = -1, n, e, e1, found, i;
 	struct child c;
-	int64_t t0, ms;
+	long long ms;
 
 	if (access(EXAMPLE, R_OK) || example_loaded() ||
-	    example_load("keys=50 fail_every=0 publish_mode=0666") ||
-	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+	    read_file(MAX_IPCNS, oldns, sizeof(oldns)) ||
+	    example_load("keys=50 fail_every=0 publish_mode=0666")) {
 		for (i = 0; i < DEADPUB_CASES; i++)
 			ktap_skip("dead_namespace_published",
-				  EXAMPLE " missing, loaded or not loadable");
+				  EXAMPLE " or " MAX_IPCNS " missing, or the example loaded or not loadable");
 		return;
 	}
-	a.sock = sv[1];
-	kb0 = shmem_kb();
-	spawn(&c, dead_pub_child, &a);
+	kt_write_file(MAX_IPCNS, "1");
+	spawn(&c, dead_pub_child, NULL);
 	n = (int)read(c.from, line, sizeof(line) - 1);
-	kb1 = shmem_kb();
-	fd = n > 0 ? recv_fd(sv[0]) : -1;
-	close(sv[0]);
-	close(sv[1]);
+	if (n > 0) {
+		line[n] = '\0';
+		cfd = atoi(line);
+		fd = steal_fd(c.pid, cfd);
+	}
+	e1 = ipcns_probe(0);
 	collect(&c, names);
+	ktap_check(e1 == ENOSPC && fd >= 0, "deadns_published_ipcns_limit_bites",
+		   "a new IPC namespace for root beside the published one: %s; fd %s",
+		   kt_ename(e1), fd >= 0 ? "taken" : "not taken");
 
-	t0 = kt_now();
-	do {
-		kb = shmem_kb();
-		if (kb >= 0 && kb <= kb0 + (DEAD_SHM >> 10) / 4)
-			break;
-		kt_sleep_ms(100);
-	} while (kt_now() - t0 < DEAD_WAIT_MS * KT_MS);
-	ms = (kt_now() - t0) / KT_MS;
-	ktap_check(kb1 - kb0 >= (DEAD_SHM >> 10) * 3 / 4 &&
-		   kb <= kb0 + (DEAD_SHM >> 10) / 4,
-		   "deadns_published_namespace_freed",
-		   "Shmem %ld kB, %ld with the segment, %ld %lld ms after the exit",
-		   kb0, kb1, kb, (long long)ms);
+	e = ipcns_wait_room(0, &ms);
+	ktap_check(!e, "deadns_published_namespace_freed",
+		   "a new IPC namespace for root: %s %lld ms after the exit",
+		   kt_ename(e), ms);
+	kt_write_file(MAX_IPCNS, oldns);
 	e = kt_len(fd) < 0 ? errno : 0;
 	ktap_check(fd >= 0 && e == EIDRM, "deadns_published_fd_eidrm",
-		   "len on the passed fd: %s", kt_ename(e));
+		   "len on the taken fd: %s", kt_ename(e));
 	if (fd >= 0)
 		close(fd);
 
