@@ -1143,8 +1143,8 @@ static void dead_namespace(void)
 	n = (int)read(c.from, line, sizeof(line) - 1);
 	if (n > 0) {
 		line[n] = '\0';
-		sscanf(line, "%lu %d", &inum, &cfd);
-		fd = steal_fd(c.pid, cfd);
+		if (sscanf(line, "%lu %d", &inum, &cfd) == 2)
+			fd = steal_fd(c.pid, cfd);
 	}
 	/* The limit bites: no second namespace while the first lives. */
 	e1 = ipcns_probe(DEAD_UID);
@@ -1155,6 +1155,7 @@ static void dead_namespace(void)
 
 	/* Before, the namespace stayed until rmmod. */
 	e = ipcns_wait_room(DEAD_UID, &ms);
+	printf("    # dead namespace freed %lld ms after its last process exited\n", ms);
 	ktap_check(!e, "deadns_namespace_freed",
 		   "a new IPC namespace for uid %d: %s %lld ms after the exit",
 		   DEAD_UID, kt_ename(e), ms);
@@ -1235,7 +1236,7 @@ static void dead_namespace_published(void)
 	    example_load("keys=50 fail_every=0 publish_mode=0666")) {
 		for (i = 0; i < DEADPUB_CASES; i++)
 			ktap_skip("dead_namespace_published",
-				  EXAMPLE " or " MAX_IPCNS " missing, or the example loaded or not loadable");
+				  "no " EXAMPLE " or " MAX_IPCNS ", or no load");
 		return;
 	}
 	kt_write_file(MAX_IPCNS, "1");
@@ -1253,6 +1254,7 @@ static void dead_namespace_published(void)
 		   kt_ename(e1), fd >= 0 ? "taken" : "not taken");
 
 	e = ipcns_wait_room(0, &ms);
+	printf("    # dead namespace (published queue) freed %lld ms after the exit\n", ms);
 	ktap_check(!e, "deadns_published_namespace_freed",
 		   "a new IPC namespace for root: %s %lld ms after the exit",
 		   kt_ename(e), ms);
