@@ -60,6 +60,25 @@ static inline void kwq_put_ipc_ns(struct ipc_namespace *ns)
 }
 
 /*
+ * Whether @ns has no reference left but the caller's one: no task, nsfs
+ * file, bind mount or shm mapping holds it, so nothing can enter it or
+ * take a reference to it any more except through the caller. 6.18 renamed
+ * ns_common's count to __ns_ref, read through ns_ref_read() (Kbuild probes
+ * the header for it). Without CONFIG_IPC_NS there is one IPC namespace,
+ * the initial one, never unreferenced.
+ */
+static inline bool kwq_ipc_ns_last_ref(struct ipc_namespace *ns)
+{
+#if !defined(CONFIG_IPC_NS)
+	return false;
+#elif defined(KWQ_HAVE_NS_REF_READ)
+	return ns_ref_read(ns) == 1;
+#else
+	return refcount_read(&ns->ns.count) == 1;
+#endif
+}
+
+/*
  * A SLAB_TYPESAFE_BY_RCU cache of @size-byte objects whose free pointer
  * lives at @freeptr inside the object, where the kernel has struct
  * kmem_cache_args (6.12); before, SLUB puts it after the object, which

@@ -19,32 +19,40 @@
  * what they answer.
  *
  * Objects:
- *  - struct kwq_ns: the listed queues of one IPC namespace. It holds a
- *    reference to the namespace and exists while it lists a queue, so a
- *    namespace with queues stays allocated (like one that an open mqueue
- *    fd pins) until they are destroyed, published ones unpublished, or
- *    the module unloads. The byte budgets bound what a dead container can
- *    leave behind. Also the debugfs directory kwq/ipc:<inode number>.
+ *  - struct kwq_ns: the listed queues of one IPC namespace. It holds one
+ *    reference to the namespace and exists while it lists a queue. It
+ *    does not keep a dead namespace alive: once kwq's is the namespace's
+ *    last reference (no task, nsfs file or bind mount holds it, so no
+ *    process can enter it and name a queue), the reaper (kwq_ns_reap())
+ *    unlists its queues and drops the reference, and the namespace is
+ *    freed with its SysV objects, as if kwq had never held it. Also the
+ *    debugfs directory kwq/ipc:<inode number>.
  *  - struct kwq_uq: a queue as /dev/kwq sees it: a user's queue, or a
  *    published kernel queue. It carries what the core does not know:
  *    owner, group, mode (checked on open like SysV IPC), the namespace it
- *    is listed in and whether it is dead (destroyed or unpublished).
+ *    is listed in and whether it is dead (destroyed or unpublished). A
+ *    user's queue unlisted with its namespace is not dead: a file that
+ *    was attached to it (passed out of the namespace, say) keeps using it
+ *    until it is closed, as an unlinked mqueue.
  *  - struct kwq_user: the limits of one user (an euid) in one user
  *    namespace: its queue count and byte budget. Each also counts against
  *    the owner of that user namespace in the parent namespace, and so on
  *    up to the initial one (as the kernel's ucounts do for
  *    RLIMIT_MSGQUEUE): a user cannot multiply its limits by creating user
  *    namespaces. Users with CAP_SYS_ADMIN in the initial user namespace
- *    are exempt; root of a user namespace is not.
+ *    are exempt; root of a user namespace is not. A queue counts from its
+ *    CREATE until it is freed (its last file closed), not until it is
+ *    unlisted: a destroyed queue that a file still uses holds its place.
  *  - struct kwq_file: one open file. It attaches to at most one kwq_uq and
  *    is the lease owner of the keys it gets (unless KWQ_GET_DETACHED), so
  *    closing it returns them to the queue.
  *
  * Locking:
  *  - kwq_uq_lock (mutex) protects kwq_ns_list, every kwq_ns's queue list,
- *    kwq_pub_list, kwq_user_list, the queue counts and the debugfs
- *    directories of user queues. It is taken before kwq_registry_lock
- *    (queue.c, kwq_check_publish()) and never inside a queue operation.
+ *    kwq_pub_list, kwq_user_list, the queue counts, kwq_nr_foreign_ns and
+ *    the debugfs directories of user queues. It is taken before
+ *    kwq_registry_lock (queue.c, kwq_check_publish()) and never inside a
+ *    queue operation.
  *    Nothing that may drop the last reference to a queue or a budget
  *    (kwq_uq_put, kwq_put, kwq_destroy, kwq_budget_put) is called under
  *    it: the last budget put takes it.
@@ -60,8 +68,11 @@
  * attached files see EIDRM) and destroys the core queue, which wakes every
  * waiter. kwq_unpublish() (also called by kwq_destroy()) unlists a
  * published queue, marks it dead and wakes its waiters; the module's own
- * reference is untouched. A queue's memory is charged to its creator's
- * kwq_user budget, which the queue references until it is freed (so
+ * reference is untouched. The reaper unlists the queues of a dead
+ * namespace: a published one as kwq_unpublish() does, a user's one
+ * without marking it dead, so that it is freed at once if no file uses
+ * it, and when the last one closes otherwise. A queue's memory is
+ * charged to its creator's kwq_user budget, which the queue references until it is freed (so
  * after its kwq_uq is gone, too); a kwq_user references its parent and
  * its user namespace. The misc device holds a module reference per open
  * file (fops->owner), so the module cannot be unloaded while an fd is
@@ -85,8 +96,10 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/kwq.h>
 
 #include "compat.h"
@@ -107,6 +120,20 @@ static DEFINE_MUTEX(kwq_uq_lock);
 static LIST_HEAD(kwq_ns_list);
 static LIST_HEAD(kwq_pub_list);
 static LIST_HEAD(kwq_user_list);
+/* kwq_ns records of IPC namespaces other than the initial one. */
+static unsigned int kwq_nr_foreign_ns;
+
+/*
+ * The reaper looks for dead namespaces every KWQ_NS_REAP_PERIOD while
+ * kwq lists queues in namespaces other than the initial one; a file's
+ * release (often the last process of a container exiting) asks for a
+ * look at once, at most every KWQ_NS_REAP_KICK.
+ */
+#define KWQ_NS_REAP_PERIOD	(2 * HZ)
+#define KWQ_NS_REAP_KICK	(HZ / 10)
+static void kwq_ns_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kwq_ns_reap_work, kwq_ns_reap_fn);
+static unsigned long kwq_ns_reap_last;	/* jiffies; the last look */
 
 static unsigned long max_bytes_per_user = 64UL << 20;
 static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp);
@@ -145,7 +172,7 @@ struct kwq_user {
 	struct user_namespace *user_ns;	/* constant, a reference */
 	kuid_t uid;			/* constant */
 	struct kwq_user *parent;	/* constant, a reference; NULL: none */
-	unsigned int nr_queues;		/* listed queues here or below */
+	unsigned int nr_queues;		/* unfreed queues here or below */
 	struct kwq_budget budget;
 };
 
@@ -244,6 +271,12 @@ static struct kwq_ns *kwq_ns_get(struct ipc_namespace *ipc)
 	INIT_LIST_HEAD(&ns->queues);
 	ns->ipc = get_ipc_ns(ipc);
 	list_add(&ns->node, &kwq_ns_list);
+	if (ipc != kwq_init_ipc_ns()) {
+		WRITE_ONCE(kwq_nr_foreign_ns, kwq_nr_foreign_ns + 1);
+		/* No-op while a look is pending already. */
+		queue_delayed_work(system_unbound_wq, &kwq_ns_reap_work,
+				   round_jiffies_relative(KWQ_NS_REAP_PERIOD));
+	}
 	return ns;
 }
 
@@ -254,6 +287,8 @@ static void kwq_ns_release(struct kwq_ns *ns)
 	if (!list_empty(&ns->queues))
 		return;
 	list_del(&ns->node);
+	if (ns->ipc != kwq_init_ipc_ns())
+		WRITE_ONCE(kwq_nr_foreign_ns, kwq_nr_foreign_ns - 1);
 	/* Its queues' directories went with them: this one is empty. */
 	debugfs_remove(ns->debugfs);
 	kwq_put_ipc_ns(ns->ipc);
@@ -397,26 +432,37 @@ static int kwq_set_max_bytes(const char *val, const struct kernel_param *kp)
 
 /*
  * Never under kwq_uq_lock: the last put may free the queue. Process
- * context. The queue's bytes go back to its creator's budget before this
- * returns (kwq_put_sync), so a DESTROY or a close that drops the last
- * reference makes room for the next CREATE at once.
+ * context. The queue leaves its creator's queue count and its bytes go
+ * back to the budget before this returns (kwq_put_sync), so a DESTROY or
+ * a close that drops the last reference makes room for the next CREATE
+ * at once. The count is dropped first, while the queue's budget still
+ * holds its kwq_user.
  */
 static void kwq_uq_put(struct kwq_uq *uq)
 {
-	if (refcount_dec_and_test(&uq->ref)) {
-		kwq_put_sync(uq->q);
-		kfree(uq);
+	struct kwq_user *u;
+
+	if (!refcount_dec_and_test(&uq->ref))
+		return;
+	if (uq->user) {
+		mutex_lock(&kwq_uq_lock);
+		for (u = uq->user; u; u = u->parent)
+			u->nr_queues--;
+		mutex_unlock(&kwq_uq_lock);
 	}
+	kwq_put_sync(uq->q);
+	kfree(uq);
 }
 
 /*
  * Under kwq_uq_lock: take @uq out of its namespace (its name is free
- * again), uncount it and mark it dead. The list's reference passes to
- * the caller, who drops it after the mutex.
+ * again; the namespace's record goes with its last queue). The list's
+ * reference passes to the caller, who drops it after the mutex. The
+ * queue still counts against its creator until it is freed.
  */
 static void kwq_uq_unlist(struct kwq_uq *uq)
 {
-	struct kwq_user *u;
+	struct kwq_ns *ns = uq->ns;
 
 	lockdep_assert_held(&kwq_uq_lock);
 	list_del(&uq->node);
@@ -425,12 +471,99 @@ static void kwq_uq_unlist(struct kwq_uq *uq)
 	else
 		/* Waits for readers of the metrics file (only take q->lock). */
 		kwq_debugfs_remove(uq->q);
-	for (u = uq->user; u; u = u->parent)
-		u->nr_queues--;
-	kwq_ns_release(uq->ns);
 	uq->ns = NULL;
+	kwq_ns_release(ns);
+}
+
+/* Under kwq_uq_lock: unlist @uq and mark it dead (EIDRM from now on). */
+static void kwq_uq_kill(struct kwq_uq *uq)
+{
+	kwq_uq_unlist(uq);
 	/* Pairs with kwq_file_uq() and the core's abortable get. */
 	WRITE_ONCE(uq->dead, true);
+}
+
+/*
+ * Under kwq_uq_lock: unlist the queues of every namespace that only kwq
+ * still references onto @reaped (through their ->node), published ones
+ * killed (unpublished). A namespace is dead then: no task is in it and
+ * no nsfs file, mount or shm mapping holds it, so nobody can enter it,
+ * and as names resolve in the caller's namespace, nobody can reach its
+ * queues by name again. Dropping the record's reference frees it. (Only
+ * 6.18's namespace file handles could reopen such a namespace by its id,
+ * with CAP_SYS_ADMIN over it; from 6.19 they open only namespaces a task
+ * or file keeps active. One reopened so has lost its queues.) The
+ * initial namespace never dies, and is never looked at: later kernels
+ * keep its count at 1 whoever holds it.
+ */
+static void kwq_ns_reap_locked(struct list_head *reaped)
+{
+	struct kwq_ns *ns, *next;
+	struct kwq_uq *uq;
+	bool last;
+
+	lockdep_assert_held(&kwq_uq_lock);
+	WRITE_ONCE(kwq_ns_reap_last, jiffies);
+	list_for_each_entry_safe(ns, next, &kwq_ns_list, node) {
+		if (ns->ipc == kwq_init_ipc_ns() ||
+		    !kwq_ipc_ns_last_ref(ns->ipc))
+			continue;
+		/* The last unlist frees @ns: do not look at it after that. */
+		do {
+			uq = list_first_entry(&ns->queues, struct kwq_uq, node);
+			last = list_is_singular(&ns->queues);
+			if (uq->published)
+				kwq_uq_kill(uq);
+			else
+				kwq_uq_unlist(uq);
+			list_add_tail(&uq->node, reaped);
+		} while (!last);
+	}
+}
+
+/*
+ * Never under kwq_uq_lock: unlist the queues of dead namespaces and drop
+ * their list references. A user's queue no file uses is freed now (its
+ * count and bytes back to its creator); one a file still uses lives on,
+ * unnamed, until that file is closed. A published queue is unpublished,
+ * not destroyed: its module does that. Returns how many queues it
+ * unlisted.
+ */
+static unsigned int kwq_ns_reap(void)
+{
+	struct kwq_uq *uq, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(reaped);
+
+	mutex_lock(&kwq_uq_lock);
+	kwq_ns_reap_locked(&reaped);
+	mutex_unlock(&kwq_uq_lock);
+	list_for_each_entry_safe(uq, tmp, &reaped, node) {
+		list_del(&uq->node);
+		if (uq->published)
+			/* Blocked gets and pollers see it dead and leave. */
+			kwq_wake_all(uq->q);
+		kwq_uq_put(uq);
+		n++;
+	}
+	return n;
+}
+
+static void kwq_ns_reap_fn(struct work_struct *work)
+{
+	kwq_ns_reap();
+	/* A record made meanwhile armed the work already: then a no-op. */
+	if (READ_ONCE(kwq_nr_foreign_ns))
+		queue_delayed_work(system_unbound_wq, &kwq_ns_reap_work,
+				   round_jiffies_relative(KWQ_NS_REAP_PERIOD));
+}
+
+/* A look for dead namespaces now, unless there was one just before. */
+static void kwq_ns_reap_kick(void)
+{
+	if (READ_ONCE(kwq_nr_foreign_ns) &&
+	    time_after(jiffies, READ_ONCE(kwq_ns_reap_last) + KWQ_NS_REAP_KICK))
+		mod_delayed_work(system_unbound_wq, &kwq_ns_reap_work, 0);
 }
 
 /*
@@ -625,6 +758,7 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	struct kwq_user *user = NULL, *u;
 	struct kwq_create_args *a = &c->a.create;
 	struct kwq_config cfg = {};
+	bool reaped = false;
 	struct kwq_uq *uq;
 	struct kwq_ns *ns;
 	struct kwq *q;
@@ -660,6 +794,7 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	ret = -EISCONN;
 	if (c->kf->uq)
 		goto out_unlock_file;
+again:
 	mutex_lock(&kwq_uq_lock);
 	ret = -ENOMEM;
 	ns = kwq_ns_get(kwq_current_ipc_ns());
@@ -706,6 +841,16 @@ out_ns:
 	kwq_ns_release(ns);
 out_unlock:
 	mutex_unlock(&kwq_uq_lock);
+	/*
+	 * Queues of dead namespaces count until the reaper frees them: at a
+	 * limit, free them now and try once more, so that what a user may
+	 * create never depends on when the reaper last ran.
+	 */
+	if (ret == -EDQUOT && !reaped && kwq_ns_reap()) {
+		reaped = true;
+		user = NULL;
+		goto again;
+	}
 out_unlock_file:
 	mutex_unlock(&c->kf->attach_lock);
 	kfree(uq);
@@ -760,7 +905,7 @@ static int kwq_ioc_destroy(struct kwq_ioc *c)
 	else if (uq->published || !kwq_uq_may_destroy(uq))
 		ret = -EPERM;
 	else
-		kwq_uq_unlist(uq);
+		kwq_uq_kill(uq);
 	mutex_unlock(&kwq_uq_lock);
 	if (ret)
 		return ret;
@@ -902,7 +1047,7 @@ void kwq_unpublish(struct kwq *q)
 	mutex_lock(&kwq_uq_lock);
 	uq = kwq_pub_find(q);
 	if (uq)
-		kwq_uq_unlist(uq);
+		kwq_uq_kill(uq);
 	mutex_unlock(&kwq_uq_lock);
 	if (!uq)
 		return;
@@ -1985,6 +2130,8 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 		/* Leases end with the file: its keys go back to the queue. */
 		kwq_release_owner(kf->uq->q, kf);
 		kwq_uq_put(kf->uq);
+		/* Often the last process of a namespace exiting. */
+		kwq_ns_reap_kick();
 	}
 	mutex_destroy(&kf->attach_lock);
 	mutex_destroy(&kf->out_lock);
@@ -2033,12 +2180,14 @@ void kwq_dev_exit(void)
 
 	misc_deregister(&kwq_misc);
 	kwq_registry_set_unpublish(NULL);
+	/* Nothing lists a queue in a new namespace now: it stays idle. */
+	cancel_delayed_work_sync(&kwq_ns_reap_work);
 	for (;;) {
 		mutex_lock(&kwq_uq_lock);
 		ns = list_first_entry_or_null(&kwq_ns_list, struct kwq_ns, node);
 		uq = ns ? list_first_entry(&ns->queues, struct kwq_uq, node) : NULL;
 		if (uq)
-			kwq_uq_unlist(uq);
+			kwq_uq_kill(uq);
 		mutex_unlock(&kwq_uq_lock);
 		if (!uq)
 			break;

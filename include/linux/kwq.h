@@ -365,8 +365,10 @@ struct kwq *kwq_find(const char *name);
  *	group bits, else other bits; read and write both needed.
  *	CAP_IPC_OWNER in the user namespace that owns @ipc_ns bypasses them.
  * @ipc_ns: the IPC namespace whose processes see the queue; NULL for the
- *	initial one. kwq takes its own reference; the caller's pointer need
- *	only be valid during the call.
+ *	initial one. kwq takes its own reference; the caller must hold one
+ *	(or be in the namespace) only during the call. kwq's reference does
+ *	not keep the namespace alive: when it is the last one, kwq
+ *	unpublishes the queue and drops it.
  */
 struct kwq_publish_opts {
 	kuid_t uid;
@@ -388,6 +390,10 @@ struct kwq_publish_opts {
  * once, in one namespace. Attached files hold a reference to the queue,
  * so it may outlive the module that created it (which is why a queue
  * with a clock of its own, which lives in that module, is refused).
+ * When the namespace dies (its last task gone, no nsfs file or mount
+ * holding it), kwq unpublishes the queue within seconds, as
+ * kwq_unpublish() does; the queue stays the caller's, who may publish it
+ * again.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for a NULL argument, a mode beyond 0777, an invalid

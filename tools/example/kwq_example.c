@@ -13,10 +13,12 @@
  *
  * With published=1 (at load, or written to its file in
  * /sys/module/kwq_example/parameters later) the queue is published to
- * userspace: processes of the initial IPC namespace find it in /dev/kwq
- * as "kwq_example", owned by publish_uid:publish_gid with publish_mode.
+ * userspace: processes of the IPC namespace of the task that sets it (the
+ * loader's: the initial one, usually) find it in /dev/kwq as
+ * "kwq_example", owned by publish_uid:publish_gid with publish_mode.
  * Writing 0 unpublishes it; unloading destroys it, which unpublishes it
- * too. Keys that users add are not the example's: they count as errors.
+ * too; kwq unpublishes it when that IPC namespace dies. Keys that users
+ * add are not the example's: they count as errors.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,6 +31,7 @@
 #include <linux/kwq.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
@@ -79,12 +82,14 @@ static DEFINE_MUTEX(example_publish_lock);
 static bool example_published;	/* under example_publish_lock */
 static bool example_live;	/* example_q usable; same lock */
 
+/* In the IPC namespace of the task that sets "published" (or loads us). */
 static int example_publish(void)
 {
 	struct kwq_publish_opts opts = {
 		.uid = make_kuid(&init_user_ns, publish_uid),
 		.gid = make_kgid(&init_user_ns, publish_gid),
 		.mode = publish_mode,
+		.ipc_ns = current->nsproxy->ipc_ns,
 	};
 
 	return kwq_publish(example_q, &opts);
@@ -117,7 +122,7 @@ static const struct kernel_param_ops example_published_ops = {
 };
 module_param_cb(published, &example_published_ops, &example_published, 0644);
 MODULE_PARM_DESC(published,
-		 "Publish the queue to /dev/kwq users of the initial IPC namespace (default 0)");
+		 "Publish the queue to /dev/kwq users of the IPC namespace of the task that sets it (default 0)");
 
 static int example_key(char *buf, size_t size, unsigned int i)
 {

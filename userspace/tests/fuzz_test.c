@@ -21,7 +21,11 @@
  *    fuzz), no key is held by two getters at once (a shared table counts
  *    holders per key);
  *  - at the end every tracked queue drains: each remaining key comes out
- *    once, nothing stays processing.
+ *    once, nothing stays processing;
+ *  - with every worker gone and every queue destroyed, each worker uid's
+ *    queue count is back to zero: it creates exactly max_queues_per_user
+ *    queues, then EDQUOT (a queue counts until it is freed, whatever
+ *    path freed it: destroy, close, a killed child's exit).
  * Prints KTAP (suite kwq_fuzz) with the seed, calls made and calls/s.
  *
  * Coverage guidance: where /sys/kernel/debug/kcov exists, each thread
@@ -2070,6 +2074,68 @@ static int drain_tracked(int i, char *why, size_t size)
 	return ok;
 }
 
+/*
+ * As uid @uid: create queues (each on its own fd, kept) until refused;
+ * exit 0 if exactly @max were created and EDQUOT refused the next.
+ */
+static int count_child(uid_t uid, long max)
+{
+	char name[KWQ_NAME_LEN];
+	int fds[1025], n, e = 0;
+
+	if (setgid(uid) < 0 || setuid(uid) < 0)
+		return 2;
+	for (n = 0; n <= max; n++) {
+		fds[n] = kt_dev();
+		snprintf(name, sizeof(name), "fzc%d-%d", (int)getpid(), n);
+		if (kwq_create(fds[n], name, NULL) < 0) {
+			e = errno;
+			close(fds[n]);
+			break;
+		}
+	}
+	printf("    # uid %d: created %d of %ld, then %s\n", (int)uid, n, max,
+	       kt_ename(e));
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "fzc%d-%d", (int)getpid(), i);
+		kwq_destroy(fds[i], name);
+		close(fds[i]);
+	}
+	return n == max && e == EDQUOT ? 0 : 1;
+}
+
+/*
+ * Every unprivileged worker's uid has its whole queue count again, once
+ * the queues the workers made under mutated names (a CREATE from the
+ * corpus or op_raw) are destroyed too: root destroys every queue left.
+ */
+static int counts_released(int procs)
+{
+	long max = kt_read_num("/sys/module/kwq/parameters/max_queues_per_user", NULL);
+	static char left[256][KWQ_NAME_LEN];
+	int proc, ok = 1, fd = kt_dev(), n, i;
+	pid_t pid;
+
+	n = kwq_list(fd, left, 256);
+	for (i = 0; i < n && i < 256; i++)
+		kwq_destroy(fd, left[i]);
+	close(fd);
+	printf("    # %d queues left under other names, destroyed\n", n);
+
+	if (max < 1 || max > 1024) {
+		printf("    # max_queues_per_user %ld: not checked\n", max);
+		return 1;
+	}
+	for (proc = 1; proc < procs; proc += 2) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			_exit(count_child(1000 + proc, max));
+		ok &= pid > 0 && kt_wait(pid) == 0;
+	}
+	return ok;
+}
+
 /* The VM's CPU time so far, in USER_HZ ticks: busy, idle, user. */
 static void cpu_ticks(unsigned long long t[3])
 {
@@ -2366,7 +2432,7 @@ int main(int argc, char **argv)
 	}
 	if (procs < 1 || procs > 64 || threads < 1 || threads > 16 || secs < 1)
 		return 2;
-	kt_setup("kwq_fuzz", 6, (unsigned int)secs + 120);
+	kt_setup("kwq_fuzz", 7, (unsigned int)secs + 120);
 	printf("    # seed %llu (rerun: fuzz_test -s %llu -t %d -p %d -j %d)\n",
 	       g_seed, g_seed, secs, procs, threads);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -2462,5 +2528,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < NQ_TRACKED; i++)
 		close(tracked_fd[i]);
+	ktap_check(counts_released(procs), "queue_counts_released",
+		   "a worker uid's queue count did not come back to zero");
 	return ktap_end();
 }

@@ -2,7 +2,9 @@
 /*
  * Limits, each hit cleanly with nothing lost and the queue intact:
  *  - the item cap (max_items): ENOSPC, a batch stops at the cap;
- *  - queues per user (module parameter max_queues_per_user): EDQUOT;
+ *  - queues per user (module parameter max_queues_per_user): EDQUOT; a
+ *    queue counts until it is freed, destroyed or not: a destroyed queue
+ *    still attached by an fd holds its place until the fd closes;
  *  - bytes per user (module parameter max_bytes_per_user), charged to the
  *    queue's creator whoever adds: EDQUOT, released when keys leave and
  *    when the queue is destroyed after its creator exited;
@@ -89,11 +91,18 @@ static void item_cap(void)
 	close(fd);
 }
 
-/* Child as uid 4242: create until EDQUOT; returns the count. */
+/*
+ * Child as uid 4242: create until EDQUOT, each queue on its own fd; then
+ * destroy them all while the fds stay attached (each still counts: it
+ * lives until its last fd closes), close one fd (that queue is freed,
+ * its place comes back). Reports "created errno held again": the errno
+ * that ended the creates, that of a create after the destroys (the
+ * limit's) and that of a create after the close (none).
+ */
 static int quota_child(int limit, int pipe_w)
 {
 	char name[KWQ_NAME_LEN];
-	int fds[16], n = 0, e = 0, i, fd;
+	int fds[16], n = 0, e = 0, held, again, i, fd, fd2;
 
 	if (setgid(4242) < 0 || setuid(4242) < 0)
 		_exit(10);
@@ -107,32 +116,42 @@ static int quota_child(int limit, int pipe_w)
 		}
 		fds[n++] = fd;
 	}
-	/* one destroyed: room for one more */
-	snprintf(name, sizeof(name), "quota-%d-0", (int)getpid());
-	kwq_destroy(fds[0], name);
 	fd = kt_dev();
-	snprintf(name, sizeof(name), "quota-%d-again", (int)getpid());
-	i = kwq_create(fd, name, NULL) == 0;
-	kwq_destroy(fd, name);
-	for (int j = 1; j < n; j++) {
-		snprintf(name, sizeof(name), "quota-%d-%d", (int)getpid(), j);
-		kwq_destroy(fds[j], name);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "quota-%d-%d", (int)getpid(), i);
+		kwq_destroy(fd, name);
 	}
-	dprintf(pipe_w, "%d %d %d\n", n, e, i);
+	snprintf(name, sizeof(name), "quota-%d-held", (int)getpid());
+	held = kwq_create(fd, name, NULL) ? errno : 0;
+	if (!held)
+		kwq_destroy(fd, name);
+	if (n)
+		close(fds[0]);
+	fd2 = kt_dev();
+	snprintf(name, sizeof(name), "quota-%d-again", (int)getpid());
+	again = kwq_create(fd2, name, NULL) ? errno : 0;
+	if (!again)
+		kwq_destroy(fd2, name);
+	for (i = 1; i < n; i++)
+		close(fds[i]);
+	close(fd);
+	close(fd2);
+	dprintf(pipe_w, "%d %d %d %d\n", n, e, held, again);
 	_exit(0);
 }
 
 static void per_user(void)
 {
 	char old[32] = "", line[64] = "";
-	int p[2], n = -1, e = -1, again = -1, fd;
+	int p[2], n = -1, e = -1, held = -1, again = -1, fd;
 	pid_t pid;
 	ssize_t r;
 
 	fd = open(PARAM, O_RDONLY);
 	if (fd < 0) {
 		ktap_skip("per_user_limit_edquot", "no " PARAM);
-		ktap_skip("per_user_limit_frees_on_destroy", "no " PARAM);
+		ktap_skip("per_user_limit_counts_destroyed_in_use", "no " PARAM);
+		ktap_skip("per_user_limit_frees_on_last_close", "no " PARAM);
 		return;
 	}
 	r = read(fd, old, sizeof(old) - 1);
@@ -147,10 +166,16 @@ static void per_user(void)
 	kt_wait(pid);
 	kt_write_file(PARAM, old);
 	if (r > 0)
-		sscanf(line, "%d %d %d", &n, &e, &again);
+		sscanf(line, "%d %d %d %d", &n, &e, &held, &again);
 	ktap_check(n == 3 && e == EDQUOT, "per_user_limit_edquot",
 		   "created %d, then %s", n, kt_ename(e));
-	ktap_check(again == 1, "per_user_limit_frees_on_destroy", "child '%s'", line);
+	/* Issue 30, finding 7: DESTROY freed the place of a queue in use. */
+	ktap_check(held == EDQUOT, "per_user_limit_counts_destroyed_in_use",
+		   "create with 3 destroyed queues still attached: %s",
+		   held < 0 ? "no result" : held ? kt_ename(held) : "created");
+	ktap_check(again == 0, "per_user_limit_frees_on_last_close",
+		   "create after closing one: %s",
+		   again < 0 ? "no result" : kt_ename(again));
 }
 
 /*
@@ -480,7 +505,7 @@ static void memcg(void)
 
 int main(void)
 {
-	kt_setup("kwq_limits", 21, 300);
+	kt_setup("kwq_limits", 22, 300);
 	item_cap();
 	per_user();
 	per_user_bytes();

@@ -18,6 +18,16 @@
  *    still has its own count and byte budget in a user namespace that
  *    root made for it (root of that namespace is not exempt), and one
  *    that a user made itself counts against that user in the parent.
+ *  - a dead namespace is freed (issue 30, finding 3): an unprivileged
+ *    user in a new user + IPC namespace (a rootless container) makes a
+ *    SysV shm segment and queues up to its limit, one queue's fd is
+ *    taken out (pidfd_getfd) and it exits; the namespace is freed within
+ *    seconds (the user fits a new one under max_ipc_namespaces=1 again,
+ *    its debugfs directory goes), the taken fd keeps working, the other
+ *    queues no longer count against the user and the taken one counts
+ *    until its fd closes. A kernel queue published in a namespace that
+ *    dies is unpublished (an fd taken out gets EIDRM), not destroyed,
+ *    and the namespace is freed too.
  * Children report their checks through a pipe; the parent prints them.
  * Runs as root in the VM; needs CONFIG_IPC_NS and CONFIG_USER_NS.
  */
@@ -28,6 +38,7 @@
 #include <stdarg.h>
 #include <sys/klog.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -994,9 +1005,288 @@ static void user_namespaces(void)
 	kt_write_file(BPARAM, oldb);
 }
 
+/* --- a dead namespace (issue 30, finding 3) -------------------------- */
+
+#define DEAD_UID	3100
+#define DEAD_SHM	(64 << 20)
+#define DEAD_WAIT_MS	30000
+#define DEAD_CASES	7
+#define DEADPUB_CASES	6
+#define MAX_IPCNS	"/proc/sys/user/max_ipc_namespaces"
+
+/*
+ * Whether a namespace is freed is read from the kernel's own count: with
+ * user.max_ipc_namespaces at 1, a user fits a new IPC namespace only once
+ * its last one was freed (free_ipc_ns() drops the count after its shm,
+ * message queues and semaphores). 0 if @uid (0: root) can make one now,
+ * else the errno (ENOSPC at the limit).
+ */
+static int ipcns_probe(uid_t uid)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(254);
+		_exit(unshare(uid ? CLONE_NEWUSER | CLONE_NEWIPC : CLONE_NEWIPC) ?
+		      errno : 0);
+	}
+	return kt_wait(pid);
+}
+
+/* Probe until @uid has room (0) or DEAD_WAIT_MS passed; *ms: how long. */
+static int ipcns_wait_room(uid_t uid, long long *ms)
+{
+	int64_t t0 = kt_now();
+	int e;
+
+	while ((e = ipcns_probe(uid)) == ENOSPC &&
+	       kt_now() - t0 < DEAD_WAIT_MS * KT_MS)
+		kt_sleep_ms(200);
+	*ms = (kt_now() - t0) / KT_MS;
+	return e;
+}
+
+/* Take fd @fd of @pid (pidfd_getfd: the test kernel has no AF_UNIX). */
+static int steal_fd(pid_t pid, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), nfd;
+
+	if (pfd < 0)
+		return -1;
+	nfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	return nfd;
+}
+
+/* A SysV shm segment of DEAD_SHM bytes, touched and left (no IPC_RMID). */
+static int dead_shm(void)
+{
+	int id = shmget(IPC_PRIVATE, DEAD_SHM, IPC_CREAT | 0600);
+	void *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+
+	if (p == (void *)-1)
+		return -1;
+	memset(p, 1, DEAD_SHM);
+	return shmdt(p);
+}
+
+/*
+ * As DEAD_UID in a new user + IPC namespace (a rootless container): a
+ * shm segment, three queues (the limit) with a key each, the third's fd
+ * kept open for the parent to take. Sends "<ipc inum> <fd>", waits for
+ * the parent's go and exits.
+ */
+static int dead_child(struct child *c, void *arg)
+{
+	const char *base = arg;
+	char map[32], name[96];
+	int i, fd = -1;
+
+	if (setgroups(0, NULL) || setgid(DEAD_UID) || setuid(DEAD_UID))
+		return rcheck(0, "deadns_setup", "setuid: %s", strerror(errno));
+	prctl(PR_SET_DUMPABLE, 1);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWIPC))
+		return rcheck(0, "deadns_setup", "unshare: %s", strerror(errno));
+	snprintf(map, sizeof(map), "0 %u 1", DEAD_UID);
+	if (kt_write_file("/proc/self/uid_map", map))
+		return rcheck(0, "deadns_setup", "uid_map: %s", strerror(errno));
+	if (dead_shm())
+		return rcheck(0, "deadns_setup", "shm: %s", strerror(errno));
+	for (i = 0; i < 3; i++) {
+		if (fd >= 0)
+			close(fd);
+		fd = kt_dev();
+		snprintf(name, sizeof(name), "%s-%d", base, i);
+		if (kwq_create(fd, name, NULL))
+			return rcheck(0, "deadns_setup", "create %s: %s", name,
+				      strerror(errno));
+		kt_add(fd, "key-of-the-dead");
+	}
+	rcheck(1, "deadns_setup", "3 queues, %d MiB of shm in ipc:%lu",
+	       DEAD_SHM >> 20, kt_ipc_inum());
+	dprintf(c->from, "%lu %d\n", kt_ipc_inum(), fd);
+	sig_wait(c->to);
+	return 0;
+}
+
+/*
+ * A rootless container that exits with queues: its namespace is freed
+ * (the user fits a new one under max_ipc_namespaces=1 again; kwq's
+ * debugfs directory of it goes), the queue whose fd was taken out keeps
+ * working, the others no longer count against the user, the taken one
+ * until its fd is closed.
+ */
+static void dead_namespace(void)
+{
+	static const char *const names[] = { "deadns_setup", NULL };
+	char oldq[32], oldns[32], base[96], b2[96], got[256], line[64] = "";
+	char dir[96];
+	unsigned long inum = 0;
+	int fd = -1, cfd = -1, st, n, e1, e;
+	struct stat sb;
+	struct child c;
+	long long ms;
+
+	if (read_file(QPARAM, oldq, sizeof(oldq)) ||
+	    read_file(MAX_IPCNS, oldns, sizeof(oldns)) ||
+	    kt_write_file(MAX_IPCNS, "1")) {
+		for (n = 0; n < DEAD_CASES; n++)
+			ktap_skip("dead_namespace", "no " QPARAM " or " MAX_IPCNS);
+		return;
+	}
+	kt_write_file(QPARAM, "3");
+	kt_name(base, "deadns");
+	spawn(&c, dead_child, base);
+	n = (int)read(c.from, line, sizeof(line) - 1);
+	if (n > 0) {
+		line[n] = '\0';
+		if (sscanf(line, "%lu %d", &inum, &cfd) == 2)
+			fd = steal_fd(c.pid, cfd);
+	}
+	/* The limit bites: no second namespace while the first lives. */
+	e1 = ipcns_probe(DEAD_UID);
+	collect(&c, names);	/* it exits: nothing is in its namespace */
+	ktap_check(e1 == ENOSPC && fd >= 0, "deadns_ipcns_limit_bites",
+		   "a new IPC namespace beside the container's: %s; fd %s",
+		   kt_ename(e1), fd >= 0 ? "taken" : "not taken");
+
+	/* Before, the namespace stayed until rmmod. */
+	e = ipcns_wait_room(DEAD_UID, &ms);
+	printf("    # dead namespace freed %lld ms after its last process exited\n", ms);
+	ktap_check(!e, "deadns_namespace_freed",
+		   "a new IPC namespace for uid %d: %s %lld ms after the exit",
+		   DEAD_UID, kt_ename(e), ms);
+	snprintf(dir, sizeof(dir), DEBUGFS "/ipc:%lu", inum);
+	ktap_check(inum && (!have_debugfs() || stat(dir, &sb)),
+		   "deadns_debugfs_directory_gone", "%s %s", dir,
+		   have_debugfs() && !stat(dir, &sb) ? "still there" : "gone");
+
+	/* The fd taken out still works: its queue was unnamed, not killed. */
+	take_all(fd, got, sizeof(got));
+	st = kt_add(fd, "after") ? errno : 0;
+	ktap_check(fd >= 0 && !strcmp(got, "key-of-the-dead") && !st &&
+		   kt_len(fd) == 1, "deadns_taken_fd_keeps_working",
+		   "took \"%s\", add: %s", got, kt_ename(st));
+
+	/* Two queues freed; the taken one counts until its fd closes. */
+	kt_name(b2, "deadns-host");
+	st = host_create(DEAD_UID, b2);
+	ktap_check(st == count_status(2, EDQUOT), "deadns_queues_no_longer_count",
+		   "created %d of 3, EDQUOT %d", st / 4, st % 4);
+	destroy_all(b2, 4);
+	if (fd >= 0)
+		close(fd);
+	st = host_create(DEAD_UID, b2);
+	ktap_check(st == count_status(3, EDQUOT), "deadns_taken_queue_freed_on_close",
+		   "created %d of 3, EDQUOT %d", st / 4, st % 4);
+	destroy_all(b2, 4);
+	kt_write_file(QPARAM, oldq);
+	kt_write_file(MAX_IPCNS, oldns);
+}
+
+/*
+ * As root in a new IPC namespace: a shm segment, the example's queue
+ * published here (the module publishes in the namespace of whoever
+ * writes "published"), an fd attached to it kept for the parent.
+ */
+static int dead_pub_child(struct child *c, void *arg)
+{
+	int fd, found;
+
+	(void)arg;
+	if (unshare(CLONE_NEWIPC))
+		return rcheck(0, "deadns_published_setup", "unshare: %s",
+			      strerror(errno));
+	if (dead_shm())
+		return rcheck(0, "deadns_published_setup", "shm: %s",
+			      strerror(errno));
+	if (kt_write_file(PUBPARAM, "1"))
+		return rcheck(0, "deadns_published_setup", "publish: %s",
+			      strerror(errno));
+	list_has(EXNAME, &found);
+	fd = found == 1 ? attach(EXNAME) : -1;
+	if (fd < 0)
+		return rcheck(0, "deadns_published_setup",
+			      "listed %d times, attach failed", found);
+	rcheck(1, "deadns_published_setup", "published in ipc:%lu",
+	       kt_ipc_inum());
+	dprintf(c->from, "%d\n", fd);
+	sig_wait(c->to);
+	return 0;
+}
+
+/*
+ * A kernel queue published in a namespace that dies: unpublished (the
+ * fd taken out gets EIDRM), not destroyed (its module publishes it again
+ * and unloads cleanly), and the namespace is freed.
+ */
+static void dead_namespace_published(void)
+{
+	static const char *const names[] = { "deadns_published_setup", NULL };
+	char line[32] = "", oldns[32];
+	int fd = -1, cfd = -1, n, e, e1, found, i;
+	struct child c;
+	long long ms;
+
+	if (access(EXAMPLE, R_OK) || example_loaded() ||
+	    read_file(MAX_IPCNS, oldns, sizeof(oldns)) ||
+	    example_load("keys=50 fail_every=0 publish_mode=0666")) {
+		for (i = 0; i < DEADPUB_CASES; i++)
+			ktap_skip("dead_namespace_published",
+				  "no " EXAMPLE " or " MAX_IPCNS ", or no load");
+		return;
+	}
+	kt_write_file(MAX_IPCNS, "1");
+	spawn(&c, dead_pub_child, NULL);
+	n = (int)read(c.from, line, sizeof(line) - 1);
+	if (n > 0) {
+		line[n] = '\0';
+		cfd = atoi(line);
+		fd = steal_fd(c.pid, cfd);
+	}
+	e1 = ipcns_probe(0);
+	collect(&c, names);
+	ktap_check(e1 == ENOSPC && fd >= 0, "deadns_published_ipcns_limit_bites",
+		   "a new IPC namespace for root beside the published one: %s; fd %s",
+		   kt_ename(e1), fd >= 0 ? "taken" : "not taken");
+
+	e = ipcns_wait_room(0, &ms);
+	printf("    # dead namespace (published queue) freed %lld ms after the exit\n", ms);
+	ktap_check(!e, "deadns_published_namespace_freed",
+		   "a new IPC namespace for root: %s %lld ms after the exit",
+		   kt_ename(e), ms);
+	kt_write_file(MAX_IPCNS, oldns);
+	e = kt_len(fd) < 0 ? errno : 0;
+	ktap_check(fd >= 0 && e == EIDRM, "deadns_published_fd_eidrm",
+		   "len on the taken fd: %s", kt_ename(e));
+	if (fd >= 0)
+		close(fd);
+
+	/* The module's queue lives: published again, here this time. */
+	e = kt_write_file(PUBPARAM, "0") || kt_write_file(PUBPARAM, "1") ?
+		errno : 0;
+	list_has(EXNAME, &found);
+	fd = !e && found == 1 ? attach(EXNAME) : -1;
+	ktap_check(!e && fd >= 0 && example_idle(fd, 50),
+		   "deadns_published_queue_not_destroyed",
+		   "republish: %s, listed %d times, attach %s", kt_ename(e),
+		   found, fd >= 0 ? "ok" : "failed");
+	if (fd >= 0)
+		close(fd);
+	e = example_unload();
+	ktap_check(!e && example_passed(), "deadns_published_module_unloads",
+		   "delete_module: %s, log says %s", kt_ename(e),
+		   example_passed() ? "PASS" : "no PASS");
+}
+
 int main(void)
 {
-	kt_setup("kwq_namespace", 13 + EXAMPLE_CASES + USERNS_CASES, 280);
+	kt_setup("kwq_namespace", 13 + EXAMPLE_CASES + USERNS_CASES + DEAD_CASES +
+		 DEADPUB_CASES,
+		 340);
 	if (getuid() != 0) {
 		printf("    # must run as root\n");
 		return 1;
@@ -1008,5 +1298,7 @@ int main(void)
 	ipc_namespaces();
 	example_module();
 	user_namespaces();
+	dead_namespace();
+	dead_namespace_published();
 	return ktap_end();
 }
