@@ -51,6 +51,8 @@ make -s -C "$KWQ_ROOT/userspace" tests OUT="$u" >/dev/null || die "userspace bui
 
 files=("$m/kwq.ko=/kwq/kwq.ko" "$u/ktap.sh=/kwq/tests/ktap.sh")
 [ $kunit = 1 ] && files+=("$m/kwq_test.ko=/kwq/kwq_test.ko")
+# namespace_test loads the example consumer (its published queue).
+[ -f "$m/kwq_example.ko" ] && files+=("$m/kwq_example.ko=/kwq/kwq_example.ko")
 for t in "$u"/bin/*; do
 	[ -f "$t" ] && files+=("$t=/usr/bin/$(basename "$t")")
 done
