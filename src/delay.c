@@ -59,8 +59,10 @@
 
 #define KWQ_WHEEL_LEAD		1
 #define KWQ_WHEEL_NR_SHIFT	12
-#define KWQ_WHEEL_BYTES		(KWQ_WHEEL_LEVELS * KWQ_WHEEL_SLOTS * \
-				 sizeof(struct kwq_wheel_slot))
+/* Its slots, 8 KiB: what kvcalloc() takes for them, and is charged. */
+#define KWQ_WHEEL_BYTES		kwq_alloc_bytes(KWQ_WHEEL_LEVELS * \
+						KWQ_WHEEL_SLOTS * \
+						sizeof(struct kwq_wheel_slot))
 
 static bool kwq_delay_less(struct rb_node *a, const struct rb_node *b)
 {

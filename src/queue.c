@@ -217,12 +217,12 @@ static void kwq_tomb_add(struct kwq *q, const void *owner,
 	struct kwq_tomb *t;
 
 	if (unlikely(!q->tombs)) {
-		if (!kwq_charge(q, KWQ_TOMBS * sizeof(*t)))
+		if (!kwq_charge(q, kwq_alloc_bytes(KWQ_TOMBS * sizeof(*t))))
 			return;
 		q->tombs = kmalloc_array(KWQ_TOMBS, sizeof(*t), GFP_NOWAIT |
 					 __GFP_NOWARN | q->gfp_account);
 		if (!q->tombs) {
-			kwq_uncharge(q, KWQ_TOMBS * sizeof(*t));
+			kwq_uncharge(q, kwq_alloc_bytes(KWQ_TOMBS * sizeof(*t)));
 			return;
 		}
 	}
@@ -352,18 +352,18 @@ static struct kwq_due *kwq_due_alloc(struct kwq *q)
 		q->nr_due_free--;
 		return d;
 	}
-	if (!kwq_charge(q, sizeof(*d)))
+	if (!kwq_charge(q, kwq_alloc_bytes(sizeof(*d))))
 		return NULL;
 	d = kmalloc(sizeof(*d), GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
 	if (!d)
-		kwq_uncharge(q, sizeof(*d));
+		kwq_uncharge(q, kwq_alloc_bytes(sizeof(*d)));
 	return d;
 }
 
 static void kwq_due_free(struct kwq *q, struct kwq_due *d)
 {
 	kfree(d);
-	kwq_uncharge(q, sizeof(*d));
+	kwq_uncharge(q, kwq_alloc_bytes(sizeof(*d)));
 }
 
 /* Under q->lock: keep @d for the next gets, or free it. */
@@ -2264,7 +2264,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	kwq_real_clock_setup(q);
 
 	ret = -EDQUOT;
-	if (!kwq_charge(q, sizeof(*q)))
+	if (!kwq_charge(q, kwq_alloc_bytes(sizeof(*q))))
 		goto err_free;
 	ret = kwq_limiters_init(&q->limiters, cfg, clock->now(clock));
 	if (ret)

@@ -14,6 +14,7 @@
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
@@ -356,6 +357,17 @@ static inline void kwq_uncharge(struct kwq *q, size_t bytes)
 		kwq_budget_uncharge(q->budget, NULL, bytes);
 		q->charged -= bytes;
 	}
+}
+
+/*
+ * What a kmalloc() or kvmalloc() of @size bytes takes: its slab object
+ * (a 40-byte struct takes 64), or whole pages. A queue is charged this,
+ * and uncharged the same, for each such allocation; nodes, from caches of
+ * their own, are charged kmem_cache_size().
+ */
+static inline size_t kwq_alloc_bytes(size_t size)
+{
+	return kmalloc_size_roundup(size);
 }
 
 /* @now - @then, 0 if the clock was read in the other order. */

@@ -24,12 +24,12 @@ int kwq_level_add(struct kwq *q, int prio)
 		parent = *link;
 		link = prio > l->prio ? &parent->rb_left : &parent->rb_right;
 	}
-	if (!kwq_charge(q, sizeof(*l)))
+	if (!kwq_charge(q, kwq_alloc_bytes(sizeof(*l))))
 		return -EDQUOT;
 	/* Under q->lock: see kwq_node_insert() for the flags. */
 	l = kmalloc(sizeof(*l), GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
 	if (!l) {
-		kwq_uncharge(q, sizeof(*l));
+		kwq_uncharge(q, kwq_alloc_bytes(sizeof(*l)));
 		return -ENOMEM;
 	}
 	INIT_LIST_HEAD(&l->fifo);
