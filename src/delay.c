@@ -247,11 +247,9 @@ static void kwq_wait_place(struct kwq *q, struct kwq_node *n, u64 now)
 	rb_add_cached(&n->delay_rb, &q->delayed, kwq_delay_less);
 }
 
-void kwq_wait_insert(struct kwq *q, struct kwq_node *n, u64 deadline, int prio,
-		     u64 now)
+void kwq_wait_insert(struct kwq *q, struct kwq_node *n, u64 deadline, u64 now)
 {
 	n->deadline = deadline;
-	n->prio = prio;
 	n->seq = q->seq++;
 	WRITE_ONCE(n->state, KWQ_WAITING);
 	q->nr_waiting++;

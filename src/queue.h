@@ -74,6 +74,7 @@ struct kwq_node {
 	u16 key_len;
 	u8 state;			/* enum kwq_state */
 	u8 requeue;			/* enum kwq_requeue */
+	/* Each holds its level (ready.h: kwq_prio_set() writes them). */
 	int prio;
 	int requeue_prio;		/* priority of the pending requeue */
 	union {
@@ -132,15 +133,18 @@ struct kwq_node {
 
 /*
  * The ready keys of one priority, oldest first. In kwq->levels (by
- * ->ready_rb) while it has keys; in kwq->all_levels (by ->all_rb) from
- * the first add of its priority until the queue is freed (priority 0:
- * kwq->level0, in neither's all_levels).
+ * ->ready_rb) while it has keys; in kwq->all_levels (by ->all_rb) while
+ * ->refs nodes (or an add under way) hold it, from the first add of its
+ * priority on (priority 0: kwq->level0, never in all_levels, never
+ * counted or freed). ready.h says who holds one.
  */
 struct kwq_level {
 	struct list_head fifo;
 	struct rb_node ready_rb;
 	struct rb_node all_rb;
 	unsigned long len;
+	/* nodes whose ->prio, ->requeue_prio are ->prio; adds under way */
+	unsigned long refs;
 	int prio;
 };
 
@@ -227,7 +231,8 @@ struct kwq {
 	struct work_struct grow_work;
 
 	struct rb_root_cached levels;	/* levels with keys, highest first */
-	struct rb_root all_levels;	/* every level but level0, by prio */
+	struct rb_root all_levels;	/* levels held, but level0, by prio */
+	unsigned long nr_levels;	/* in all_levels */
 	struct kwq_level level0;	/* priority 0 */
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
 	struct list_head processing;	/* PROCESSING, in start order */
