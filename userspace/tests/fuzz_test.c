@@ -21,7 +21,10 @@
  *    fuzz), no key is held by two getters at once (a shared table counts
  *    holders per key);
  *  - at the end every tracked queue drains: each remaining key comes out
- *    once, nothing stays processing.
+ *    once, nothing stays processing;
+ *  - in the kernel (a WARN, which fails the run): a queue never holds
+ *    more than two priority levels a key (one more during an add), with
+ *    priorities drawn from the whole int range now and then.
  * Prints KTAP (suite kwq_fuzz) with the seed, calls made and calls/s.
  *
  * Coverage guidance: where /sys/kernel/debug/kcov exists, each thread
@@ -790,6 +793,19 @@ static size_t make_key(struct worker *w, unsigned char *buf, int tracked, int *k
 	return len;
 }
 
+/*
+ * A record's priority: mostly 0, else a few near it, sometimes any int
+ * (each new one a priority level the queue must free again).
+ */
+static int make_prio(struct worker *w, int prio_ok)
+{
+	if (!prio_ok || !chance(&w->r, 30))
+		return 0;
+	if (chance(&w->r, 20))
+		return (int)(uint32_t)rnd(&w->r);
+	return (int)rn(&w->r, 7) - 3;
+}
+
 /* Pack @nr records into w->recs; returns the bytes used. */
 static size_t pack(struct worker *w, unsigned int nr, int tracked, int prio_ok,
 		   int *kids)
@@ -802,8 +818,7 @@ static size_t pack(struct worker *w, unsigned int nr, int tracked, int prio_ok,
 	for (i = 0; i < nr; i++) {
 		size_t len = make_key(w, key, tracked, &kid);
 		long n = kwq_rec_pack(w->recs + off, RECBUF - off, key, len,
-				      prio_ok && chance(&w->r, 30) ?
-				      (int)rn(&w->r, 7) - 3 : 0);
+				      make_prio(w, prio_ok));
 
 		if (n < 0)
 			break;
