@@ -12,6 +12,8 @@
 #include <linux/kwq.h>
 #include <linux/stddef.h>
 
+struct kwq_budget;
+
 struct kt_clock {
 	struct kwq_clock base;
 	u64 now;
@@ -27,6 +29,15 @@ struct kt_clock {
 
 struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
 		      struct kt_clock **clock);
+/*
+ * A budget of @limit bytes, that outlives the queues a case makes with
+ * it: kt_create_charged() makes one that charges @budget (unnamed, as
+ * /dev/kwq makes them; NULL: kt_create()).
+ */
+struct kwq_budget *kt_budget(struct kunit *test, unsigned long limit);
+struct kwq *kt_create_charged(struct kunit *test, struct kwq_config *cfg,
+			      struct kt_clock **clock,
+			      struct kwq_budget *budget);
 void kt_advance(struct kt_clock *c, u64 ns);
 void kt_expect_ready_at(struct kunit *test, struct kwq *q, struct kt_clock *c,
 			u64 ns);

@@ -10,6 +10,7 @@
 #include <linux/err.h>
 #include <linux/string.h>
 
+#include "kwq_internal.h"
 #include "kwq_test.h"
 
 static u64 kt_now(const struct kwq_clock *clock)
@@ -66,8 +67,30 @@ static void kt_destroy_action(void *q)
 	kwq_destroy(q);
 }
 
+static void kt_budget_release(struct kwq_budget *b)
+{
+}
+
+struct kwq_budget *kt_budget(struct kunit *test, unsigned long limit)
+{
+	struct kwq_budget *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->limit = limit;
+	refcount_set(&b->ref, 1);
+	b->release = kt_budget_release;
+	return b;
+}
+
 struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
 		      struct kt_clock **clock)
+{
+	return kt_create_charged(test, cfg, clock, NULL);
+}
+
+struct kwq *kt_create_charged(struct kunit *test, struct kwq_config *cfg,
+			      struct kt_clock **clock,
+			      struct kwq_budget *budget)
 {
 	static atomic_t serial = ATOMIC_INIT(0);
 	struct kwq_config local = {};
@@ -89,7 +112,8 @@ struct kwq *kt_create(struct kunit *test, struct kwq_config *cfg,
 		*clock = c;
 	}
 	snprintf(name, sizeof(name), "kt-%d", atomic_inc_return(&serial));
-	q = kwq_create(name, cfg);
+	/* A budget: a queue as /dev/kwq makes them, with no name. */
+	q = budget ? kwq_create_anon(name, cfg, budget) : kwq_create(name, cfg);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(q), "kwq_create: %ld",
 			       PTR_ERR(q));
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,

@@ -59,8 +59,10 @@
 
 #define KWQ_WHEEL_LEAD		1
 #define KWQ_WHEEL_NR_SHIFT	12
-#define KWQ_WHEEL_BYTES		(KWQ_WHEEL_LEVELS * KWQ_WHEEL_SLOTS * \
-				 sizeof(struct kwq_wheel_slot))
+/* Its slots, 8 KiB: what kvcalloc() takes for them, and is charged. */
+#define KWQ_WHEEL_BYTES		kwq_alloc_bytes(KWQ_WHEEL_LEVELS * \
+						KWQ_WHEEL_SLOTS * \
+						sizeof(struct kwq_wheel_slot))
 
 static bool kwq_delay_less(struct rb_node *a, const struct rb_node *b)
 {
@@ -245,11 +247,9 @@ static void kwq_wait_place(struct kwq *q, struct kwq_node *n, u64 now)
 	rb_add_cached(&n->delay_rb, &q->delayed, kwq_delay_less);
 }
 
-void kwq_wait_insert(struct kwq *q, struct kwq_node *n, u64 deadline, int prio,
-		     u64 now)
+void kwq_wait_insert(struct kwq *q, struct kwq_node *n, u64 deadline, u64 now)
 {
 	n->deadline = deadline;
-	n->prio = prio;
 	n->seq = q->seq++;
 	WRITE_ONCE(n->state, KWQ_WAITING);
 	q->nr_waiting++;

@@ -17,9 +17,11 @@
 #define KWQ_DELAY_CHUNK		64
 #define KWQ_EXPIRE_BUDGET	1024
 
-/* Make @n WAITING until @deadline, then ready at @prio. */
-void kwq_wait_insert(struct kwq *q, struct kwq_node *n, u64 deadline, int prio,
-		     u64 now);
+/*
+ * Make @n WAITING until @deadline, then ready at its ->prio (set by the
+ * caller: ready.h's kwq_prio_set()).
+ */
+void kwq_wait_insert(struct kwq *q, struct kwq_node *n, u64 deadline, u64 now);
 /* Take WAITING @n out of the delay index (its state is the caller's). */
 void kwq_wait_unlink(struct kwq *q, struct kwq_node *n);
 /* Any waiting key (shutdown drops them all), NULL if none. */

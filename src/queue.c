@@ -19,9 +19,10 @@
  *    priority first: get() takes the head of the leftmost level in O(1).
  *    Every level is also in q->all_levels by priority, where add() finds
  *    it in O(log levels). Priority 0 has the level inside struct kwq; the
- *    others are allocated by the first add that uses them and kept until
- *    the queue is freed, so no later step (a timer, a done, an unget) has
- *    to allocate to make a key ready.
+ *    others are allocated by the first add that uses them and freed when
+ *    no node holds them any more: a node holds the levels of its ->prio
+ *    and ->requeue_prio (ready.h), so no later step (a timer, a done, an
+ *    unget, a revive) has to allocate to make a key ready.
  *  - waiting keys: an rb_root_cached ordered by (deadline, sequence) for
  *    what is due soon, and, once the tree holds more than
  *    KWQ_WHEEL_MIN_TREE keys, a delay wheel for the rest: levels of
@@ -217,12 +218,12 @@ static void kwq_tomb_add(struct kwq *q, const void *owner,
 	struct kwq_tomb *t;
 
 	if (unlikely(!q->tombs)) {
-		if (!kwq_charge(q, KWQ_TOMBS * sizeof(*t)))
+		if (!kwq_charge(q, kwq_alloc_bytes(KWQ_TOMBS * sizeof(*t))))
 			return;
 		q->tombs = kmalloc_array(KWQ_TOMBS, sizeof(*t), GFP_NOWAIT |
 					 __GFP_NOWARN | q->gfp_account);
 		if (!q->tombs) {
-			kwq_uncharge(q, KWQ_TOMBS * sizeof(*t));
+			kwq_uncharge(q, kwq_alloc_bytes(KWQ_TOMBS * sizeof(*t)));
 			return;
 		}
 	}
@@ -248,6 +249,14 @@ static void kwq_tomb_forget(struct kwq *q, const void *owner)
 }
 
 /* --- node state transitions (all under q->lock) --- */
+
+/* @n leaves the hash: its levels and node go (@pp: as kwq_node_free()). */
+static __always_inline void kwq_node_drop(struct kwq *q, struct kwq_node *n,
+					  struct kwq_node **pp)
+{
+	kwq_node_levels_drop(q, n);
+	kwq_node_free(q, n, pp);
+}
 
 static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
 {
@@ -281,7 +290,7 @@ static void kwq_bury(struct kwq *q, struct kwq_node *n, u64 failed_ns)
 	if (q->nr_dead > q->max_dead) {
 		old = list_first_entry(&q->dead, struct kwq_node, link);
 		kwq_dead_unlink(q, old);
-		kwq_node_free(q, old, NULL);
+		kwq_node_drop(q, old, NULL);
 		q->dead_dropped_total++;
 	}
 }
@@ -314,7 +323,7 @@ static __always_inline void kwq_release_node(struct kwq *q,
 
 	q->nr_items--;
 	if (!n->failures) {
-		kwq_node_free(q, n, pp);
+		kwq_node_drop(q, n, pp);
 		return;
 	}
 	WRITE_ONCE(n->state, KWQ_IDLE);
@@ -324,7 +333,7 @@ static __always_inline void kwq_release_node(struct kwq *q,
 	if (q->nr_idle > q->max_failure_records) {
 		old = list_first_entry(&q->idle, struct kwq_node, link);
 		kwq_idle_unlink(q, old);
-		kwq_node_free(q, old, NULL);
+		kwq_node_drop(q, old, NULL);
 		q->failure_records_evicted++;
 	}
 }
@@ -352,18 +361,18 @@ static struct kwq_due *kwq_due_alloc(struct kwq *q)
 		q->nr_due_free--;
 		return d;
 	}
-	if (!kwq_charge(q, sizeof(*d)))
+	if (!kwq_charge(q, kwq_alloc_bytes(sizeof(*d))))
 		return NULL;
 	d = kmalloc(sizeof(*d), GFP_NOWAIT | __GFP_NOWARN | q->gfp_account);
 	if (!d)
-		kwq_uncharge(q, sizeof(*d));
+		kwq_uncharge(q, kwq_alloc_bytes(sizeof(*d)));
 	return d;
 }
 
 static void kwq_due_free(struct kwq *q, struct kwq_due *d)
 {
 	kfree(d);
-	kwq_uncharge(q, sizeof(*d));
+	kwq_uncharge(q, kwq_alloc_bytes(sizeof(*d)));
 }
 
 /* Under q->lock: keep @d for the next gets, or free it. */
@@ -527,7 +536,8 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 			return false;
 		}
 		if (n->deadline > now) {
-			kwq_wait_insert(q, n, n->deadline, n->requeue_prio, now);
+			kwq_prio_set(q, &n->prio, n->requeue_prio);
+			kwq_wait_insert(q, n, n->deadline, now);
 			kwq_timer_update(q);
 			return false;
 		}
@@ -596,13 +606,13 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 			*wake = true;
 			return true;
 		}
+		changed = prio > n->prio;
+		kwq_prio_set(q, &n->prio, prio);
 		if (kwq_deadline_wins(n->deadline, deadline, after)) {
 			kwq_wait_unlink(q, n);
-			kwq_wait_insert(q, n, deadline, prio, now);
+			kwq_wait_insert(q, n, deadline, now);
 			return true;
 		}
-		changed = prio > n->prio;
-		n->prio = prio;
 		return changed;
 	case KWQ_PROCESSING:
 		if (n->requeue == KWQ_REQUEUE_NONE ||
@@ -613,7 +623,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 			kwq_set_requeue(q, n, deadline ? KWQ_REQUEUE_DELAYED :
 							 KWQ_REQUEUE_READY, now);
 			n->deadline = deadline;
-			WRITE_ONCE(n->requeue_prio, prio);
+			kwq_prio_set(q, &n->requeue_prio, prio);
 			return true;
 		}
 		if (deadline) {
@@ -631,7 +641,7 @@ static bool kwq_readd(struct kwq *q, struct kwq_node *n, u64 deadline,
 		/* A delayed add does not raise the priority of a dirty key. */
 		if (!(deadline && n->requeue == KWQ_REQUEUE_READY) &&
 		    prio > n->requeue_prio) {
-			WRITE_ONCE(n->requeue_prio, prio);
+			kwq_prio_set(q, &n->requeue_prio, prio);
 			changed = true;
 		}
 		return changed;
@@ -735,6 +745,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	u64 deadline = 0, delay = 0;
 	s64 after_ns = a->after_ns;
 	bool landed = false, wake = false, waited = false;
+	struct kwq_level *level = NULL;
 	struct kwq_node *n, **link;
 	int ret = 0;
 
@@ -742,10 +753,16 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		ret = -ESHUTDOWN;
 		goto out;
 	}
-	/* A new priority gets its level before anything changes. */
-	ret = kwq_level_prepare(q, a->prio);
-	if (ret)
+	/*
+	 * The add holds its priority's level (made if new) before anything
+	 * changes, and lets go at the end: if no node took it, it goes.
+	 */
+	level = kwq_level_prepare(q, a->prio);
+	if (IS_ERR(level)) {
+		ret = PTR_ERR(level);
+		level = NULL;
 		goto out;
+	}
 	link = kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
 	n = *link;
 	/* The most frequent add of all changes nothing: a key already ready. */
@@ -798,7 +815,8 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		}
 		q->nr_items++;
 		if (deadline) {
-			kwq_wait_insert(q, n, deadline, a->prio, a->now);
+			kwq_prio_set(q, &n->prio, a->prio);
+			kwq_wait_insert(q, n, deadline, a->now);
 		} else {
 			kwq_make_ready(q, n, a->prio, a->now);
 			wake = true;
@@ -827,6 +845,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	}
 	a->ready += wake;
 out:
+	kwq_level_unprepare(q, level);
 	if (a->limited)
 		trace_key_rate_limited(q, key, len, delay, a->prio,
 				       ret ?: landed);
@@ -1200,7 +1219,7 @@ int kwq_forget(struct kwq *q, const void *key, size_t len)
 		kwq_fail_clear(q, n);
 		if (n->state == KWQ_IDLE) {
 			kwq_idle_unlink(q, n);
-			kwq_node_free(q, n, NULL);
+			kwq_node_drop(q, n, NULL);
 		}
 	}
 	kwq_unlock(q, flags, 0);
@@ -1279,7 +1298,7 @@ static int kwq_purge_locked(struct kwq *q, struct kwq_node *n)
 {
 	trace_key_purged(q, n->key, n->key_len, n->failures, n->prio, 0);
 	kwq_dead_unlink(q, n);
-	kwq_node_free(q, n, NULL);
+	kwq_node_drop(q, n, NULL);
 	return 0;
 }
 
@@ -1445,7 +1464,7 @@ static __always_inline int kwq_take_locked(struct kwq *q, void *owner,
 	WRITE_ONCE(n->requeue, KWQ_REQUEUE_NONE);
 	if (n->deadline > now) {
 		WRITE_ONCE(n->requeue, KWQ_REQUEUE_DELAYED);
-		WRITE_ONCE(n->requeue_prio, n->prio);
+		kwq_prio_set(q, &n->requeue_prio, n->prio);
 	} else {
 		n->deadline = 0;
 	}
@@ -1810,7 +1829,7 @@ static bool kwq_return_lease(struct kwq *q, struct kwq_node *n, u64 now)
 	if (kwq_bury_dying(q, n))
 		return false;
 	if (n->requeue != KWQ_REQUEUE_NONE)
-		n->prio = max(n->prio, n->requeue_prio);
+		kwq_prio_set(q, &n->prio, max(n->prio, n->requeue_prio));
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 	kwq_make_ready(q, n, n->prio, now);
 	return true;
@@ -1932,7 +1951,7 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 		return;
 	}
 	if (n->requeue != KWQ_REQUEUE_NONE)
-		n->prio = max(n->prio, n->requeue_prio);
+		kwq_prio_set(q, &n->prio, max(n->prio, n->requeue_prio));
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
 	/* Back where get took it from; queued_ns stays the original. */
 	kwq_ready_insert(q, n, n->prio, true);
@@ -2264,7 +2283,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	kwq_real_clock_setup(q);
 
 	ret = -EDQUOT;
-	if (!kwq_charge(q, sizeof(*q)))
+	if (!kwq_charge(q, kwq_alloc_bytes(sizeof(*q))))
 		goto err_free;
 	ret = kwq_limiters_init(&q->limiters, cfg, clock->now(clock));
 	if (ret)

@@ -14,6 +14,7 @@
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
@@ -73,6 +74,7 @@ struct kwq_node {
 	u16 key_len;
 	u8 state;			/* enum kwq_state */
 	u8 requeue;			/* enum kwq_requeue */
+	/* Each holds its level (ready.h: kwq_prio_set() writes them). */
 	int prio;
 	int requeue_prio;		/* priority of the pending requeue */
 	union {
@@ -131,15 +133,18 @@ struct kwq_node {
 
 /*
  * The ready keys of one priority, oldest first. In kwq->levels (by
- * ->ready_rb) while it has keys; in kwq->all_levels (by ->all_rb) from
- * the first add of its priority until the queue is freed (priority 0:
- * kwq->level0, in neither's all_levels).
+ * ->ready_rb) while it has keys; in kwq->all_levels (by ->all_rb) while
+ * ->refs nodes (or an add under way) hold it, from the first add of its
+ * priority on (priority 0: kwq->level0, never in all_levels, never
+ * counted or freed). ready.h says who holds one.
  */
 struct kwq_level {
 	struct list_head fifo;
 	struct rb_node ready_rb;
 	struct rb_node all_rb;
 	unsigned long len;
+	/* nodes whose ->prio, ->requeue_prio are ->prio; adds under way */
+	unsigned long refs;
 	int prio;
 };
 
@@ -226,7 +231,8 @@ struct kwq {
 	struct work_struct grow_work;
 
 	struct rb_root_cached levels;	/* levels with keys, highest first */
-	struct rb_root all_levels;	/* every level but level0, by prio */
+	struct rb_root all_levels;	/* levels held, but level0, by prio */
+	unsigned long nr_levels;	/* in all_levels */
 	struct kwq_level level0;	/* priority 0 */
 	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
 	struct list_head processing;	/* PROCESSING, in start order */
@@ -356,6 +362,17 @@ static inline void kwq_uncharge(struct kwq *q, size_t bytes)
 		kwq_budget_uncharge(q->budget, NULL, bytes);
 		q->charged -= bytes;
 	}
+}
+
+/*
+ * What a kmalloc() or kvmalloc() of @size bytes takes: its slab object
+ * (a 40-byte struct takes 64), or whole pages. A queue is charged this,
+ * and uncharged the same, for each such allocation; nodes, from caches of
+ * their own, are charged kmem_cache_size().
+ */
+static inline size_t kwq_alloc_bytes(size_t size)
+{
+	return kmalloc_size_roundup(size);
 }
 
 /* @now - @then, 0 if the clock was read in the other order. */

@@ -4,13 +4,18 @@
  * keys is in q->levels, an rb_root_cached ordered highest priority
  * first, so a get takes the head of the leftmost level in O(1). Every
  * level but level 0 (inside struct kwq) is also in q->all_levels by
- * priority, from the first add of its priority until the queue is freed:
- * no later step (a timer, a done, an unget) has to allocate to make a
- * key ready.
+ * priority for as long as a node may become ready at it: it counts the
+ * nodes whose ->prio or ->requeue_prio is its priority, in any state,
+ * and is freed when that count drops to 0. No later step (a timer, a
+ * done, an unget, a revive) has to allocate to make a key ready: it
+ * makes a key ready at one of the key's own priorities, whose level the
+ * key holds.
  *
- * Owns, in struct kwq, under q->lock: ->levels, ->all_levels, ->level0,
- * ->nr_ready, ->ready_epoch; and, of a READY node, ->fifo and
- * ->ready_epoch. The hot paths' part is inline here.
+ * Owns, in struct kwq, under q->lock: ->levels, ->all_levels,
+ * ->nr_levels, ->level0, ->nr_ready, ->ready_epoch; of a READY node,
+ * ->fifo and ->ready_epoch; of every node, the level references of
+ * ->prio and ->requeue_prio (written only here: kwq_prio_set()). The hot
+ * paths' part is inline here; priority 0 costs them no reference.
  */
 #ifndef _KWQ_READY_H
 #define _KWQ_READY_H
@@ -23,7 +28,7 @@
 
 /*
  * The level of @prio: the queue's own for 0, else from q->all_levels
- * (NULL if @prio was never used).
+ * (NULL if no node or add holds one).
  */
 static inline struct kwq_level *kwq_level_find(struct kwq *q, int prio)
 {
@@ -42,16 +47,53 @@ static inline struct kwq_level *kwq_level_find(struct kwq *q, int prio)
 }
 
 /*
- * Make sure the level of @prio exists, so that any node may later be made
- * ready at @prio without allocating: levels are kept until the queue is
- * freed. Only adds bring a new priority into the queue, and they call
- * this first. 0 or -ENOMEM / -EDQUOT.
+ * A reference to the level of @prio, made if it does not exist (charged
+ * to the queue's budget and memcg as a node is): only adds bring a new
+ * priority into the queue, and they take this first, so nothing else
+ * ever allocates a level. The level or ERR_PTR(-ENOMEM / -EDQUOT).
  */
-int kwq_level_add(struct kwq *q, int prio);
+struct kwq_level *kwq_level_get(struct kwq *q, int prio);
+/* Drop a reference; the last one frees the level. */
+void kwq_level_put(struct kwq *q, struct kwq_level *l);
 
-static inline int kwq_level_prepare(struct kwq *q, int prio)
+/* An add's hold on the level of its priority (NULL: priority 0). */
+static inline struct kwq_level *kwq_level_prepare(struct kwq *q, int prio)
 {
-	return likely(!prio) ? 0 : kwq_level_add(q, prio);
+	return likely(!prio) ? NULL : kwq_level_get(q, prio);
+}
+
+static inline void kwq_level_unprepare(struct kwq *q, struct kwq_level *l)
+{
+	if (unlikely(l))
+		kwq_level_put(q, l);
+}
+
+/* Move @field's reference from the level of its priority to @l's. */
+void kwq_prio_move(struct kwq *q, int *field, struct kwq_level *l);
+/* The same to the level of @prio. */
+void kwq_prio_change(struct kwq *q, int *field, int prio);
+
+/*
+ * Set @field, a node's ->prio or ->requeue_prio, to @prio: the node
+ * holds the level of its new priority and lets go of the old one. The
+ * level of @prio exists: an add holds it (kwq_level_prepare()), or it is
+ * another priority of the same node.
+ */
+static __always_inline void kwq_prio_set(struct kwq *q, int *field, int prio)
+{
+	if (likely(*field == prio))
+		return;
+	kwq_prio_change(q, field, prio);
+}
+
+/* Let go of the levels of @n, which leaves the hash. */
+void kwq_node_levels_put(struct kwq *q, struct kwq_node *n);
+
+static __always_inline void kwq_node_levels_drop(struct kwq *q,
+						 struct kwq_node *n)
+{
+	if (unlikely(n->prio | n->requeue_prio))
+		kwq_node_levels_put(q, n);
 }
 
 static inline bool kwq_level_higher(struct rb_node *a, const struct rb_node *b)
@@ -67,10 +109,12 @@ static __always_inline void kwq_ready_insert(struct kwq *q,
 {
 	struct kwq_level *l = kwq_level_find(q, prio);
 
-	/* kwq_level_prepare() made it when @prio came in. */
+	/* An add holds it, or another priority of @n does. */
 	if (WARN_ON_ONCE(!l))
 		l = &q->level0;
-	WRITE_ONCE(n->prio, l->prio);
+	/* @prio, not l->prio: a register, no load (0 on the hot paths). */
+	if (unlikely(n->prio != prio))
+		kwq_prio_move(q, &n->prio, l);
 	n->ready_epoch = ++q->ready_epoch;
 	/* The key, ->prio and ->ready_epoch before the state. */
 	smp_store_release(&n->state, KWQ_READY);
@@ -100,7 +144,7 @@ static __always_inline void kwq_level_unlink(struct kwq *q,
 /* Remove or priority raise of a ready key: O(log levels). */
 void kwq_ready_unlink(struct kwq *q, struct kwq_node *n);
 void kwq_levels_init(struct kwq *q);
-/* Every level's memory, once the queue is unreachable. */
+/* Every level's memory, once the queue is unreachable (no put needed). */
 void kwq_levels_free(struct kwq *q);
 
 #endif /* _KWQ_READY_H */

@@ -174,13 +174,15 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 	}
 	/*
 	 * A slab object holds stale bytes: set what no state's insert sets
-	 * (the links and ->prio are set by it), and a ->state that no
-	 * lockless reader takes for READY.
+	 * (the links are set by it), and a ->state that no lockless reader
+	 * takes for READY. The priorities start at 0, which holds no level
+	 * (ready.h).
 	 */
 	n->state = KWQ_IDLE;
 	n->deadline = 0;
 	n->hash = hash;
 	n->failures = 0;
+	n->prio = 0;
 	n->requeue_prio = 0;
 	n->requeue = KWQ_REQUEUE_NONE;
 	n->key_len = len;

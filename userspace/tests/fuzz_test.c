@@ -26,6 +26,9 @@
  *    queue count is back to zero: it creates exactly max_queues_per_user
  *    queues, then EDQUOT (a queue counts until it is freed, whatever
  *    path freed it: destroy, close, a killed child's exit).
+ *  - in the kernel (a WARN, which fails the run): a queue never holds
+ *    more than two priority levels a key (one more during an add), with
+ *    priorities drawn from the whole int range now and then.
  * Prints KTAP (suite kwq_fuzz) with the seed, calls made and calls/s.
  *
  * Coverage guidance: where /sys/kernel/debug/kcov exists, each thread
@@ -794,6 +797,19 @@ static size_t make_key(struct worker *w, unsigned char *buf, int tracked, int *k
 	return len;
 }
 
+/*
+ * A record's priority: mostly 0, else a few near it, sometimes any int
+ * (each new one a priority level the queue must free again).
+ */
+static int make_prio(struct worker *w, int prio_ok)
+{
+	if (!prio_ok || !chance(&w->r, 30))
+		return 0;
+	if (chance(&w->r, 20))
+		return (int)(uint32_t)rnd(&w->r);
+	return (int)rn(&w->r, 7) - 3;
+}
+
 /* Pack @nr records into w->recs; returns the bytes used. */
 static size_t pack(struct worker *w, unsigned int nr, int tracked, int prio_ok,
 		   int *kids)
@@ -806,8 +822,7 @@ static size_t pack(struct worker *w, unsigned int nr, int tracked, int prio_ok,
 	for (i = 0; i < nr; i++) {
 		size_t len = make_key(w, key, tracked, &kid);
 		long n = kwq_rec_pack(w->recs + off, RECBUF - off, key, len,
-				      prio_ok && chance(&w->r, 30) ?
-				      (int)rn(&w->r, 7) - 3 : 0);
+				      make_prio(w, prio_ok));
 
 		if (n < 0)
 			break;

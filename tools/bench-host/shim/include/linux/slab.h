@@ -76,6 +76,27 @@ void kfree(const void *obj);
 void *kvmalloc(size_t size, gfp_t flags);
 void kvfree(const void *obj);
 size_t ksize(const void *obj);
+/*
+ * SLUB's kmalloc buckets on x86-64: powers of two from 8, with 96 and 192,
+ * up to 8 KiB; page orders above.
+ */
+static inline size_t kmalloc_size_roundup(size_t size)
+{
+	size_t b = 8;
+
+	if (size > 8192) {
+		while (b < size)
+			b <<= 1;
+		return b < 4096 ? 4096 : b;
+	}
+	if (size > 64 && size <= 96)
+		return 96;
+	if (size > 128 && size <= 192)
+		return 192;
+	while (b < size)
+		b <<= 1;
+	return b;
+}
 #define kzalloc(size, flags)		kmalloc(size, (flags) | __GFP_ZERO)
 #define kmalloc_array(n, size, flags)	kmalloc(size_mul(n, size), flags)
 #define kcalloc(n, size, flags)		kmalloc_array(n, size, (flags) | __GFP_ZERO)
