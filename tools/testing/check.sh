@@ -212,6 +212,13 @@ vm_run() {
 		-t "$timeout" "$@"
 	"$KWQ_ROOT/tools/testing/report.py" ${report_args:-} --label "$name: $kernel" \
 		--counts "$counts" --failures "$KWQ_OUT/logs/vm-$name.failures" "$log"
+	local rc=$?
+	# Figures with goals that suites print as KTAP diagnostics
+	# ("# figure NAME MEASURED GOAL met|missed", walks_test): a missed
+	# one fails its case already; here they reach make check's output.
+	grep -a -oE '# figure [A-Za-z0-9_]+ [^ ]+ [^ ]+ (met|missed)' "$log" |
+		tr -d '\r' | sed 's/^# /  /'
+	return $rc
 }
 
 # vm_bg NAME KERNEL PLAN TIMEOUT FILES...: vm_run in the background;
@@ -258,8 +265,10 @@ user_suites=()
 # Suites that need the debug kernel's options and are in its plan alone,
 # not skipped elsewhere: failnth needs fail-nth, failslab and
 # fail_page_alloc (CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAILSLAB,
-# CONFIG_FAIL_PAGE_ALLOC), which stock Debian kernels lack.
-debug_only=" failnth "
+# CONFIG_FAIL_PAGE_ALLOC), which stock Debian kernels lack; walks needs
+# the irqsoff and preemptirqsoff latency tracers (CONFIG_IRQSOFF_TRACER,
+# CONFIG_PREEMPT_TRACER).
+debug_only=" failnth walks "
 # The debug 7.2 VM runs KUnit and, of the userspace suites, only these;
 # every suite runs on debug 6.12 (KASAN, lockdep, kmemleak over the ioctl
 # paths) and every one but the debug-only ones on the stock 6.1, 6.12
@@ -275,9 +284,10 @@ debug72=" lifecycle namespace "
 # The debug 6.12 suites take about 400 s one after the other, most on one
 # vCPU: these run in a second VM of the same kernel and the same kwq.ko
 # (debug-6.12b), beside the first, so that no VM holds up the end of the
-# run. The two longest (failnth 86 s, limits 80 s of guest time);
+# run. The two longest (failnth 86 s, limits 80 s of guest time) and
+# walks (a million keys through every whole-queue walk, twice);
 # coverage adds up the gcov data of both VMs.
-debug612b=" failnth limits "
+debug612b=" failnth limits walks "
 # Repetition finds leaks and load/unload races: once, under kmemleak, is
 # enough for 100 cycles; elsewhere a few show that the cycle works.
 lifecycle_few=10
