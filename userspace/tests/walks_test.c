@@ -83,8 +83,12 @@ static void tr_print_where(void)
 	fclose(f);
 }
 
+static int have_tracers;
+
 static int tr_arm(unsigned int t)
 {
+	if (!have_tracers)
+		return 0;
 	if (tr_write("tracing_thresh", "0") ||
 	    tr_write("current_tracer", tracers[t]) ||
 	    tr_write("tracing_max_latency", "0") ||
@@ -99,10 +103,21 @@ static int tr_arm(unsigned int t)
  */
 static void tr_result(unsigned int t, const char *op, int ok, int64_t start)
 {
-	long us = tr_max_us();
+	long us = have_tracers ? tr_max_us() : -1;
 	char name[64];
 	int met;
 
+	snprintf(name, sizeof(name), "%s_%s", op, goal_names[t]);
+	if (!have_tracers) {
+		/* Without the tracers the calls still must work. */
+		printf("    # %s: call %lld ms\n", op,
+		       (long long)((kt_now() - start) / KT_MS));
+		if (ok)
+			ktap_skip(name, "no latency tracer in this kernel");
+		else
+			ktap_check(0, name, "the call failed");
+		return;
+	}
 	printf("    # %s under %s: longest %ld us (goal <= %ld us), call %lld ms\n",
 	       op, tracers[t], us, goals[t],
 	       (long long)((kt_now() - start) / KT_MS));
@@ -111,7 +126,6 @@ static void tr_result(unsigned int t, const char *op, int ok, int64_t start)
 	if (us > worst[t])
 		worst[t] = us;
 	met = us >= 0 && us <= goals[t];
-	snprintf(name, sizeof(name), "%s_%s", op, goal_names[t]);
 	ktap_check(ok && met, name, "%s%s", ok ? "" : "the call failed; ",
 		   met ? "" : "goal missed");
 }
@@ -253,15 +267,14 @@ int main(int argc, char **argv)
 	kt_setup("kwq_walks", 2 * 7, 1800);
 	printf("    # %u keys\n", count);
 	mount("tracefs", TRACING, "tracefs", 0, NULL);
-	if (access(TRACING "/tracing_max_latency", W_OK) ||
-	    tr_write("current_tracer", "preemptirqsoff") ||
-	    tr_write("current_tracer", "nop")) {
+	have_tracers = !access(TRACING "/tracing_max_latency", W_OK) &&
+		       !tr_write("current_tracer", "irqsoff") &&
+		       !tr_write("current_tracer", "preemptirqsoff") &&
+		       !tr_write("current_tracer", "nop");
+	if (!have_tracers)
 		printf("    # no irqsoff/preemptirqsoff tracer in this kernel "
-		       "(CONFIG_IRQSOFF_TRACER, CONFIG_PREEMPT_TRACER)\n");
-		for (i = 0; i < 2 * 7; i++)
-			ktap_skip("walks", "no latency tracer");
-		return ktap_end();
-	}
+		       "(CONFIG_IRQSOFF_TRACER, CONFIG_PREEMPT_TRACER): "
+		       "the calls run, unmeasured\n");
 	nr_batches = (count + KWQ_BATCH_MAX - 1) / KWQ_BATCH_MAX;
 	batches = calloc(nr_batches, sizeof(*batches));
 	for (i = 0; i < count; i++) {
@@ -273,7 +286,7 @@ int main(int argc, char **argv)
 	}
 	for (t = 0; t < 2; t++)
 		pass(t);
-	for (t = 0; t < 2; t++)
+	for (t = 0; t < 2 && have_tracers; t++)
 		printf("    # figure walks_%s_us %ld <=%ld %s\n", goal_names[t],
 		       worst[t], goals[t],
 		       worst[t] >= 0 && worst[t] <= goals[t] ? "met" : "missed");
