@@ -27,7 +27,6 @@
 #define IRQS_GOAL_US	1000
 #define SCHED_GOAL_US	10000
 #define KEY_LEN		8
-#define WAIT_NS		(3600 * KT_SEC)
 
 static const char *const tracers[] = { "irqsoff", "preemptirqsoff" };
 static const char *const goal_names[] = { "irqsoff", "noresched" };
@@ -149,7 +148,6 @@ static int add_all(int fd, const struct kwq_batch_opts *o, const char *what)
 }
 
 static const struct kwq_batch_opts limited = { KWQ_ADD_RATE_LIMITED, 0, NULL };
-static const struct kwq_batch_opts waiting = { KWQ_ADD_AFTER, WAIT_NS, NULL };
 
 /*
  * A queue whose keys die at their second failure (a dead set as large as
@@ -211,17 +209,7 @@ static void pass(unsigned int t)
 	ok = !add_all(fd, &limited, "rate-limited re-add");
 	tr_result(t, "readd", ok, start);
 
-	/* Their second failure: all dead. PURGE of all. */
-	ok = !add_all(fd, &limited, "kill");
-	tr_arm(t);
-	start = kt_now();
-	r = kwq_purge_all(fd);
-	tr_result(t, "purge", ok && r == (long)count, start);
-	if (r != (long)count)
-		printf("    # purge: %ld of %u: %s\n", r, count, strerror(errno));
-
 	/* SHUTDOWN with every key waiting. */
-	ok = !add_all(fd, &waiting, "add after 1 h");
 	tr_arm(t);
 	start = kt_now();
 	r = kwq_shutdown(fd, 0);
@@ -230,9 +218,13 @@ static void pass(unsigned int t)
 		printf("    # destroy %s: %s\n", name, strerror(errno));
 	close(fd);
 
-	/* REVIVE of a dead set of every key. */
+	/*
+	 * A dead set of every key: a rate-limited add of a new key is its
+	 * first failure, a second one its last. REVIVE of all, then DESTROY
+	 * and the close that frees the queue with every key.
+	 */
 	fd = walk_queue(name);
-	ok = !add_all(fd, NULL, "add") && !add_all(fd, &limited, "fail") &&
+	ok = !add_all(fd, &limited, "add rate-limited") &&
 	     !add_all(fd, &limited, "kill");
 	tr_arm(t);
 	start = kt_now();
@@ -240,13 +232,25 @@ static void pass(unsigned int t)
 	tr_result(t, "revive", ok && r == (long)count, start);
 	if (r != (long)count)
 		printf("    # revive: %ld of %u: %s\n", r, count, strerror(errno));
-
-	/* DESTROY, then the close that frees the queue with every key. */
 	tr_arm(t);
 	start = kt_now();
 	ok = kwq_destroy(fd, name) == 0;
 	close(fd);
 	tr_result(t, "destroy", ok, start);
+
+	/* Another dead set of every key: PURGE of all. */
+	fd = walk_queue(name);
+	ok = !add_all(fd, &limited, "add rate-limited") &&
+	     !add_all(fd, &limited, "kill");
+	tr_arm(t);
+	start = kt_now();
+	r = kwq_purge_all(fd);
+	tr_result(t, "purge", ok && r == (long)count, start);
+	if (r != (long)count)
+		printf("    # purge: %ld of %u: %s\n", r, count, strerror(errno));
+	if (kwq_destroy(fd, name) < 0)
+		printf("    # destroy %s: %s\n", name, strerror(errno));
+	close(fd);
 }
 
 int main(int argc, char **argv)
