@@ -285,7 +285,7 @@ debug72=" lifecycle namespace "
 # vCPU: these run in a second VM of the same kernel and the same kwq.ko
 # (debug-6.12b), beside the first, so that no VM holds up the end of the
 # run. The two longest (failnth 86 s, limits 80 s of guest time) and
-# walks (a million keys through every whole-queue walk, twice);
+# walks (every whole-queue walk on $walks_keys keys, twice);
 # coverage adds up the gcov data of both VMs.
 debug612b=" failnth limits walks "
 # walks_test's keys per queue: every whole-queue call on that many keys,
