@@ -1185,6 +1185,63 @@ static void release_owner_requeues_only_its_items(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &d));
 }
 
+/*
+ * Walks of many chunks (KWQ_WALK_CHUNK keys per hold of the lock): a batch
+ * get of 300 keys takes them all, in order; releasing one of two owners
+ * whose leases alternate returns exactly its 150, each once, in order,
+ * and the other's stay processing, the oldest of them still the oldest.
+ */
+static void release_owner_walks_many_chunks(struct kunit *test)
+{
+	const unsigned int nr = 300;
+	struct kwq_item *items = kunit_kcalloc(test, nr, sizeof(*items),
+					       GFP_KERNEL);
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	char key[8];
+	unsigned int i;
+	int x, y;
+
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	for (i = 0; i < nr; i++) {
+		snprintf(key, sizeof(key), "k%03u", i);
+		KUNIT_ASSERT_EQ(test, 0, kt_add(q, key));
+	}
+	KUNIT_ASSERT_EQ(test, (int)nr,
+			kwq_get_batch(q, &x, KWQ_GET_NONBLOCK, 0, items, 1,
+				      nr));
+	for (i = 0; i < nr; i++) {
+		snprintf(key, sizeof(key), "k%03u", i);
+		KUNIT_EXPECT_EQ(test, 0, memcmp(key, items[i].key, 4));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &items[i]));
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(key, sizeof(key), "k%03u", i);
+		KUNIT_ASSERT_EQ(test, 0, kt_add(q, key));
+	}
+	for (i = 0; i < nr; i++) {
+		KUNIT_ASSERT_EQ(test, 0, kwq_get(q, i % 2 ? &y : &x,
+						 KWQ_GET_NONBLOCK, 0,
+						 &items[i]));
+		kt_advance(c, MS);
+	}
+	KUNIT_EXPECT_EQ(test, (int)nr / 2, kwq_release_owner(q, &x));
+	KUNIT_EXPECT_EQ(test, (u64)nr / 2, kt_stats(test, q).processing);
+	KUNIT_EXPECT_EQ(test, (u64)nr / 2, kt_stats(test, q).lease_returns);
+	KUNIT_EXPECT_EQ(test, (long)nr / 2, kwq_len(q));
+	/* y's first key, taken 1 ms after x's first. */
+	KUNIT_EXPECT_EQ(test, (u64)(nr - 1) * MS,
+			kt_stats(test, q).longest_running_ns);
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, i % 2 ? 0 : -ESTALE,
+				kwq_done(q, &items[i]));
+	for (i = 0; i < nr; i += 2) {
+		snprintf(key, sizeof(key), "k%03u", i);
+		kt_get_done(test, q, key);
+	}
+	kt_expect_empty(test, q);
+}
+
 static void release_owner_returns_dirty_item_once(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -1799,6 +1856,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(stale_done_after_key_handed_out_again_is_estale),
 	KUNIT_CASE(second_done_of_same_item_is_estale),
 	KUNIT_CASE(done_after_release_owner_is_estale),
+	KUNIT_CASE(release_owner_walks_many_chunks),
 	KUNIT_CASE(done_of_item_from_other_queue_is_estale),
 	KUNIT_CASE(done_of_zeroed_item_is_estale),
 	KUNIT_CASE(done_with_null_item_or_queue_is_einval),

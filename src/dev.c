@@ -1570,6 +1570,14 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		a->nr += n;
 		if (n < want)
 			break;
+		/*
+		 * A GET of many keys is many rounds: a scheduling point
+		 * between them, and a task being killed stops with the keys
+		 * it has (its close returns them).
+		 */
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
 	}
 	kwq_buf_put(kf, out.buf, one);
 	/* Keys were handed out: the call succeeded. */
@@ -1857,7 +1865,7 @@ static int kwq_ioc_shutdown(struct kwq_ioc *c)
 	if (a->flags & KWQ_SHUTDOWN_DRAIN)
 		ret = kwq_shutdown_drain(c->uq->q);
 	else
-		ret = kwq_shutdown(c->uq->q);
+		ret = kwq_shutdown_sleep(c->uq->q);
 	return kwq_uq_err(c->uq, ret);
 }
 
@@ -1918,12 +1926,12 @@ static int kwq_ioc_dead_op(struct kwq_ioc *c,
 
 static int kwq_ioc_revive(struct kwq_ioc *c)
 {
-	return kwq_ioc_dead_op(c, kwq_revive, kwq_revive_all);
+	return kwq_ioc_dead_op(c, kwq_revive, kwq_revive_all_sleep);
 }
 
 static int kwq_ioc_purge(struct kwq_ioc *c)
 {
-	return kwq_ioc_dead_op(c, kwq_purge, kwq_purge_all);
+	return kwq_ioc_dead_op(c, kwq_purge, kwq_purge_all_sleep);
 }
 
 /* Write @k as a struct kwq_info_rec record at @dst; its size, or -EFAULT. */
@@ -2128,7 +2136,7 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 
 	if (kf->uq) {
 		/* Leases end with the file: its keys go back to the queue. */
-		kwq_release_owner(kf->uq->q, kf);
+		kwq_release_owner_sleep(kf->uq->q, kf);
 		kwq_uq_put(kf->uq);
 		/* Often the last process of a namespace exiting. */
 		kwq_ns_reap_kick();

@@ -104,6 +104,16 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		      const struct kwq_get_ctl *ctl);
 void kwq_wake_all(struct kwq *q);
 /*
+ * kwq_release_owner(), kwq_revive_all(), kwq_purge_all() and
+ * kwq_shutdown() for callers that may sleep (dev.c's ioctls and close):
+ * the same walks, with a scheduling point (cond_resched()) between their
+ * chunks; the dead-set walks also end early at a fatal signal.
+ */
+int kwq_release_owner_sleep(struct kwq *q, void *owner);
+long kwq_revive_all_sleep(struct kwq *q);
+long kwq_purge_all_sleep(struct kwq *q);
+int kwq_shutdown_sleep(struct kwq *q);
+/*
  * KWQ_IOC_DONE_GET's core: kwq_done_keys() of @keys for @owner, then, only
  * if all @nr were finished, take up to @max ready keys for @get_owner
  * into @items without sleeping, @ctl's copy hook (if any) called for

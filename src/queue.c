@@ -59,9 +59,16 @@
  *  - Long walks drop q->lock every so many keys instead of holding it:
  *    the hash growth every KWQ_REHASH_CHUNK buckets, the expiry every
  *    KWQ_DELAY_CHUNK keys cascaded or made ready (and it stops after
- *    KWQ_EXPIRE_BUDGET, re-arming the clock for the rest), shutdown every
- *    KWQ_DELAY_CHUNK waiting keys dropped (the expiry leaves a queue that
- *    is shutting down alone meanwhile).
+ *    KWQ_EXPIRE_BUDGET, re-arming the clock for the rest), and every
+ *    KWQ_WALK_CHUNK keys: shutdown's waiting keys dropped (the expiry
+ *    leaves a queue that is shutting down alone meanwhile), a batch get,
+ *    the release of an owner's leases (a mark in the processing list
+ *    keeps its place) and the dead set's revive and purge of all. Those
+ *    called where sleeping is allowed also call cond_resched() between
+ *    chunks (the *_sleep() variants for dev.c, kwq_shutdown_drain(),
+ *    kwq_destroy()); what each walk promises about keys that change
+ *    while q->lock is dropped is in its comment and in
+ *    Documentation/semantics.rst, "Walks of the whole queue".
  *  - Wait queues are woken after q->lock is dropped.
  *
  * Lifetime: a queue is reference counted. kwq_create() returns the
@@ -94,6 +101,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -1334,10 +1342,18 @@ EXPORT_SYMBOL_GPL(kwq_purge);
 
 /*
  * Revive (@revive) or purge the keys dead when the call began, oldest
- * first, KWQ_DELAY_CHUNK per critical section. Returns how many; a
+ * first, KWQ_WALK_CHUNK per critical section: q->lock is dropped in
+ * between (and cond_resched() called if @may_sleep). No cursor is kept:
+ * each chunk starts at the head of the dead set, which every key walked
+ * leaves. Keys that die while the walk runs join the set at its tail and
+ * may be walked once the keys counted at the start are gone (as many as
+ * were counted at most, so the walk ends); keys revived, purged or added
+ * by others meanwhile are simply no longer there. With @may_sleep a fatal
+ * signal ends the walk early (the keys walked stay revived or purged, the
+ * rest dead, as when max_items stops a revive). Returns how many; a
  * revive stopped by an error before the first key returns the error.
  */
-static long kwq_dead_all(struct kwq *q, bool revive)
+static long kwq_dead_all(struct kwq *q, bool revive, bool may_sleep)
 {
 	unsigned long flags, todo;
 	unsigned int i, ready;
@@ -1351,7 +1367,7 @@ static long kwq_dead_all(struct kwq *q, bool revive)
 	todo = q->nr_dead;
 	for (;;) {
 		ready = 0;
-		for (i = 0; i < KWQ_DELAY_CHUNK && todo && !ret; i++, todo--) {
+		for (i = 0; i < KWQ_WALK_CHUNK && todo && !ret; i++, todo--) {
 			n = list_first_entry_or_null(&q->dead, struct kwq_node,
 						     link);
 			if (!n)
@@ -1365,8 +1381,13 @@ static long kwq_dead_all(struct kwq *q, bool revive)
 			count += !ret;
 		}
 		kwq_unlock(q, flags, ready);
-		if (!todo || ret || i < KWQ_DELAY_CHUNK)
+		if (!todo || ret || i < KWQ_WALK_CHUNK)
 			break;
+		if (may_sleep) {
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+		}
 		spin_lock_irqsave(&q->lock, flags);
 	}
 	return count ?: ret;
@@ -1374,15 +1395,26 @@ static long kwq_dead_all(struct kwq *q, bool revive)
 
 long kwq_revive_all(struct kwq *q)
 {
-	return kwq_dead_all(q, true);
+	return kwq_dead_all(q, true, false);
 }
 EXPORT_SYMBOL_GPL(kwq_revive_all);
 
 long kwq_purge_all(struct kwq *q)
 {
-	return kwq_dead_all(q, false);
+	return kwq_dead_all(q, false, false);
 }
 EXPORT_SYMBOL_GPL(kwq_purge_all);
+
+/* For dev.c: see kwq_internal.h. */
+long kwq_revive_all_sleep(struct kwq *q)
+{
+	return kwq_dead_all(q, true, true);
+}
+
+long kwq_purge_all_sleep(struct kwq *q)
+{
+	return kwq_dead_all(q, false, true);
+}
 
 long kwq_len(struct kwq *q)
 {
@@ -1518,16 +1550,29 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 	return q->shutting_down ? -ESHUTDOWN : -EAGAIN;
 }
 
+/*
+ * Take up to @max ready keys, KWQ_WALK_CHUNK per critical section (q->lock
+ * dropped in between, without sleeping: any context may call this): how
+ * many, or kwq_take_n_locked()'s error if none was taken. Getters that
+ * run meanwhile take keys in between; each key is still handed out once.
+ */
 static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
 		       unsigned int max, const struct kwq_get_ctl *ctl)
 {
+	unsigned int want, taken = 0;
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&q->lock, flags);
-	ret = kwq_take_n_locked(q, owner, kwq_now(q), items, max, ctl);
-	spin_unlock_irqrestore(&q->lock, flags);
-	return ret;
+	do {
+		want = min(max - taken, (unsigned int)KWQ_WALK_CHUNK);
+		spin_lock_irqsave(&q->lock, flags);
+		ret = kwq_take_n_locked(q, owner, kwq_now(q), items + taken,
+					want, ctl);
+		spin_unlock_irqrestore(&q->lock, flags);
+		if (ret > 0)
+			taken += ret;
+	} while (ret == (int)want && taken < max);
+	return taken ?: ret;
 }
 
 /*
@@ -1901,29 +1946,78 @@ int kwq_touch_key(struct kwq *q, const void *key, size_t len, void *owner,
 }
 EXPORT_SYMBOL_IF_KUNIT(kwq_touch_key);
 
-int kwq_release_owner(struct kwq *q, void *owner)
+/*
+ * Return @owner's processing keys, KWQ_WALK_CHUNK list entries per
+ * critical section; between them q->lock is dropped and, if @may_sleep,
+ * cond_resched() called. The cursor is @mark, an entry of the processing
+ * list that is no key (lease 0: kwq_get_stats() and other walks pass
+ * over marks), moved past each entry looked at: nodes before and after
+ * it may come and go while the lock is dropped, the mark stays where the
+ * walk is. The list is in lease order, so the walk ends at the first
+ * lease handed out after it began: every key @owner held then is
+ * returned once (none twice: a returned key leaves the list); keys
+ * @owner gets while the walk runs may or may not be. It never ends
+ * early, not even for a fatal signal: a lease it skipped would never end.
+ */
+static int kwq_release_walk(struct kwq *q, void *owner, bool may_sleep)
 {
-	struct kwq_node *n, *tmp;
+	struct kwq_node mark = { .lease = 0 }, *n;
+	unsigned int i, ready;
 	unsigned long flags;
 	int count = 0;
-	u64 now;
+	bool end;
+	u64 now, last;
 
 	if (!q || !owner)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
-	now = kwq_now(q);
-	list_for_each_entry_safe(n, tmp, &q->processing, link) {
-		if (n->owner != owner)
-			continue;
-		count += kwq_return_lease(q, n, now);
+	last = q->lease_seq | KWQ_LEASE_TAG;
+	list_add(&mark.link, &q->processing);
+	for (;;) {
+		now = kwq_now(q);
+		ready = 0;
+		end = false;
+		for (i = 0; i < KWQ_WALK_CHUNK; i++) {
+			n = list_next_entry(&mark, link);
+			end = list_entry_is_head(n, &q->processing, link) ||
+			      n->lease > last;
+			if (end)
+				break;
+			list_move(&mark.link, &n->link);
+			/* Another walk's mark has lease 0 and owner NULL. */
+			if (n->lease && n->owner == owner)
+				ready += kwq_return_lease(q, n, now);
+		}
+		count += ready;
+		if (end) {
+			list_del(&mark.link);
+			/*
+			 * A later owner at the same address starts with no
+			 * revoked lease.
+			 */
+			if (q->nr_tombs)
+				kwq_tomb_forget(q, owner);
+		}
+		kwq_unlock(q, flags, ready);
+		if (end)
+			return count;
+		if (may_sleep)
+			cond_resched();
+		spin_lock_irqsave(&q->lock, flags);
 	}
-	/* A later owner at the same address starts with no revoked lease. */
-	if (q->nr_tombs)
-		kwq_tomb_forget(q, owner);
-	kwq_unlock(q, flags, count);
-	return count;
+}
+
+int kwq_release_owner(struct kwq *q, void *owner)
+{
+	return kwq_release_walk(q, owner, false);
 }
 EXPORT_SYMBOL_GPL(kwq_release_owner);
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_release_owner_sleep(struct kwq *q, void *owner)
+{
+	return kwq_release_walk(q, owner, true);
+}
 
 /* For dev.c: see kwq_internal.h. */
 void kwq_unget(struct kwq *q, const struct kwq_item *item)
@@ -1981,49 +2075,68 @@ __poll_t kwq_poll(struct kwq *q)
 EXPORT_SYMBOL_IF_KUNIT(kwq_poll);
 
 /*
- * Reject adds and drop waiting keys, KWQ_DELAY_CHUNK per critical section
- * (q->lock is dropped in between: the expiry leaves the waiting keys of a
- * queue shutting down alone, and nothing adds to them).
+ * Reject adds and drop waiting keys, KWQ_WALK_CHUNK per critical section:
+ * q->lock is dropped in between (the expiry leaves the waiting keys of a
+ * queue shutting down alone, and nothing adds to them), the nodes freed
+ * so far go back to their caches (nobody is woken before the end), and
+ * cond_resched() is called if @may_sleep. Every waiting key is dropped:
+ * no signal ends this early.
  */
-static void kwq_shutdown_locked(struct kwq *q, bool drain,
+static void kwq_shutdown_locked(struct kwq *q, bool drain, bool may_sleep,
 				unsigned long *flags)
 {
-	struct kwq_node *n;
+	struct kwq_node *n, *freed;
 	u64 dropped = 0;
 	unsigned int i;
 
 	WRITE_ONCE(q->shutting_down, true);
 	for (;;) {
-		for (i = 0; i < KWQ_DELAY_CHUNK && (n = kwq_wait_any(q)); i++) {
+		for (i = 0; i < KWQ_WALK_CHUNK && (n = kwq_wait_any(q)); i++) {
 			kwq_wait_unlink(q, n);
 			kwq_release_node(q, n, NULL);
 		}
 		dropped += i;
 		q->dropped_at_shutdown += i;
-		if (i < KWQ_DELAY_CHUNK)
+		if (i < KWQ_WALK_CHUNK)
 			break;
+		freed = q->free_list;
+		q->free_list = NULL;
 		spin_unlock_irqrestore(&q->lock, *flags);
+		kwq_nodes_free(freed);
+		if (may_sleep)
+			cond_resched();
 		spin_lock_irqsave(&q->lock, *flags);
 	}
 	kwq_timer_update(q);
 	trace_queue_shutdown(q, drain, dropped, q->nr_ready, q->nr_processing);
 }
 
-int kwq_shutdown(struct kwq *q)
+static int kwq_shutdown_walk(struct kwq *q, bool may_sleep)
 {
 	unsigned long flags;
 
 	if (!q)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
-	kwq_shutdown_locked(q, false, &flags);
+	kwq_shutdown_locked(q, false, may_sleep, &flags);
 	q->shutdown_seq++;
 	kwq_unlock(q, flags, 0);
 	wake_up_all(&q->get_wq);
 	wake_up_all(&q->drain_wq);
 	return 0;
 }
+
+int kwq_shutdown(struct kwq *q)
+{
+	return kwq_shutdown_walk(q, false);
+}
 EXPORT_SYMBOL_GPL(kwq_shutdown);
+
+/* For dev.c: see kwq_internal.h. */
+int kwq_shutdown_sleep(struct kwq *q)
+{
+	return kwq_shutdown_walk(q, true);
+}
 
 static bool kwq_drain_over(struct kwq *q, unsigned long seq, int *res)
 {
@@ -2050,7 +2163,7 @@ int kwq_shutdown_drain(struct kwq *q)
 		return -EINVAL;
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
-	kwq_shutdown_locked(q, true, &flags);
+	kwq_shutdown_locked(q, true, true, &flags);
 	seq = q->shutdown_seq;
 	kwq_unlock(q, flags, 0);
 	wake_up_all(&q->get_wq);
@@ -2311,7 +2424,7 @@ void kwq_retire(struct kwq *q)
 {
 	unsigned long flags;
 
-	kwq_shutdown(q);
+	kwq_shutdown_walk(q, true);
 	spin_lock_irqsave(&q->lock, flags);
 	q->clock->cancel(q->clock, q);
 	q->timer_deadline = KWQ_NO_DEADLINE;

@@ -165,6 +165,15 @@ struct kwq_due {
 
 #define KWQ_DUE_KEEP		32
 
+/*
+ * Nodes a long walk (release of an owner's leases, a batch get, the dead
+ * set's revive and purge of all, shutdown) handles per critical section
+ * before it drops q->lock: a few microseconds on a current CPU, however
+ * many keys the queue holds (Documentation/semantics.rst, "Walks of the
+ * whole queue").
+ */
+#define KWQ_WALK_CHUNK		64
+
 /* Node caches by size (queue.c: kwq_cache_objs) */
 #define KWQ_NODE_CACHES		9
 /* Freed nodes a queue keeps per cache for its next new keys */

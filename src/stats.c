@@ -78,10 +78,14 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	st->depth = q->nr_ready + q->nr_dirty;
 	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */
 	st->unfinished_work_ns = (u64)q->nr_processing * now - q->start_ns_sum;
-	oldest = list_first_entry_or_null(&q->processing, struct kwq_node,
-					  link);
-	if (oldest)
-		st->longest_running_ns = kwq_since(now, oldest->start_ns);
+	/* The oldest key, past the marks of releases under way (lease 0). */
+	list_for_each_entry(oldest, &q->processing, link) {
+		if (oldest->lease) {
+			st->longest_running_ns = kwq_since(now,
+							   oldest->start_ns);
+			break;
+		}
+	}
 	kwq_hist_snapshot(&q->queue_hist, &st->queue_duration);
 	kwq_hist_snapshot(&q->work_hist, &st->work_duration);
 	for (rb = rb_first_cached(&q->levels);

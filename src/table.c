@@ -19,6 +19,7 @@
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -275,11 +276,15 @@ void kwq_table_free(struct kwq *q)
 	if (!q->hash)
 		return;
 	cancel_work_sync(&q->grow_work);
-	for (i = 0; i < (1UL << q->hash_bits); i++)
+	for (i = 0; i < (1UL << q->hash_bits); i++) {
 		while ((n = q->hash[i])) {
 			q->hash[i] = n->hnext;
 			kwq_node_slab_free(n);
 		}
+		/* A million keys: a scheduling point every 64 buckets. */
+		if (!(i % KWQ_WALK_CHUNK))
+			cond_resched();
+	}
 	kvfree(q->hash);
 	kwq_nodes_free(q->free_list);
 	for (i = 0; i < ARRAY_SIZE(q->pool); i++)

@@ -664,9 +664,10 @@ int kwq_revive(struct kwq *q, const void *key, size_t len);
  * kwq_revive_all() - kwq_revive() every dead key, oldest death first
  * @q: queue
  *
- * Holds the queue lock for at most about a thousand keys at a time. Keys
- * that die meanwhile are left dead; a revive stopped by max_items leaves
- * the rest dead.
+ * Walks the keys dead when the call began, oldest first, 64 per hold of
+ * the queue lock (dropped in between, without sleeping). Keys that die
+ * meanwhile may or may not be revived; a revive stopped by max_items
+ * leaves the rest dead.
  *
  * Context: as kwq_add().
  * Return: the number of keys revived; if none could be, -ENOSPC or
@@ -882,7 +883,7 @@ static inline int kwq_item_priority(const struct kwq_item *item)
 }
 
 /**
- * kwq_get_batch() - take up to @max_nr ready keys with one lock round trip
+ * kwq_get_batch() - take up to @max_nr ready keys in one call
  * @q: queue
  * @owner: as for kwq_get()
  * @flags: as for kwq_get()
@@ -895,6 +896,8 @@ static inline int kwq_item_priority(const struct kwq_item *item)
  *
  * Keys are handed out as by kwq_get(), each with its own lease. Keys
  * taken before a timeout, signal or shutdown are returned, not lost.
+ * They are taken 64 per hold of the queue lock (dropped in between,
+ * without sleeping), so other getters may take keys in between.
  *
  * Context: as kwq_get().
  * Return: the number of items filled (1..@max_nr), or an error as
@@ -1012,6 +1015,10 @@ int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
  * return. The leases of @owner's items end: kwq_done() of them gets
  * -ESTALE. Used when the
  * holder of a lease goes away (an fd is closed), so nothing is lost.
+ * The processing keys are walked 64 per hold of the queue lock (dropped
+ * in between, without sleeping): every key @owner held when the call
+ * began is returned exactly once; keys @owner gets while it runs may or
+ * may not be.
  *
  * Context: as kwq_add().
  * Return: the number of keys returned, or -EINVAL for a bad argument.
@@ -1025,6 +1032,8 @@ int kwq_release_owner(struct kwq *q, void *owner);
  * Later adds fail with -ESHUTDOWN, waiting keys are dropped (counted in
  * dropped_at_shutdown), blocked getters wake up, a kwq_shutdown_drain()
  * in progress returns -ECANCELED. Ready and processing keys stay.
+ * Waiting keys are dropped 64 per hold of the queue lock (dropped in
+ * between, without sleeping); every one is gone when it returns.
  *
  * Context: any context that may take a spinlock_t.
  * Return: 0, or -EINVAL for a NULL @q.

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walks of the whole queue (issue 30, finding 5): with many keys (-n
+ * COUNT, default a million; make check passes 50000), the calls that
+ * handle every key of a queue must hold interrupts off for at most 1 ms
+ * and go at most 10 ms without a scheduling point. The kernel measures both: the irqsoff latency tracer
+ * (the longest section with interrupts off) and the preemptirqsoff one
+ * (the longest with preemption or interrupts off: on a kernel with
+ * CONFIG_PREEMPT, the longest stretch without a scheduling point), each
+ * armed around one call at a time, its tracing_max_latency read after.
+ *
+ * The calls, each measured once per tracer: GET of every key (processing),
+ * close() of the fd holding them all, a rate-limited re-add of every key
+ * (each moves to the delay wheel), PURGE of a dead set of every key,
+ * SHUTDOWN with every key waiting, REVIVE of a dead set of every key, and
+ * DESTROY (and the last close) of a queue holding every key. Each call is
+ * a case, failed if a goal is missed; two "figure" lines give the longest
+ * of all. Needs a debug kernel with CONFIG_IRQSOFF_TRACER and
+ * CONFIG_PREEMPT_TRACER (tools/testing/config/debug.config). Runs as
+ * root, which no byte budget limits.
+ */
+#include "kwqtest.h"
+
+#include <sys/mount.h>
+
+#define TRACING		"/sys/kernel/tracing"
+#define IRQS_GOAL_US	1000
+#define SCHED_GOAL_US	10000
+#define KEY_LEN		8
+
+static const char *const tracers[] = { "irqsoff", "preemptirqsoff" };
+static const char *const goal_names[] = { "irqsoff", "noresched" };
+static const long goals[] = { IRQS_GOAL_US, SCHED_GOAL_US };
+static long worst[2];
+static unsigned int count = 1000000;
+/* Every key, in batches of KWQ_BATCH_MAX records. */
+static struct kwq_recbuf *batches;
+static unsigned int nr_batches;
+
+static int tr_write(const char *file, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), TRACING "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static long tr_max_us(void)
+{
+	FILE *f = fopen(TRACING "/tracing_max_latency", "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The trace's header: which section was the longest, where it began and ended. */
+static void tr_print_where(void)
+{
+	FILE *f = fopen(TRACING "/trace", "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && n < 40) {
+		n++;
+		if (strstr(line, "# latency:") || strstr(line, "=> started at:") ||
+		    strstr(line, "=> ended at:"))
+			printf("    #   %s", line + (line[0] == '#' ? 2 : 0));
+	}
+	fclose(f);
+}
+
+static int have_tracers;
+
+static int tr_arm(unsigned int t)
+{
+	if (!have_tracers)
+		return 0;
+	if (tr_write("tracing_thresh", "0") ||
+	    tr_write("current_tracer", tracers[t]) ||
+	    tr_write("tracing_max_latency", "0") ||
+	    tr_write("tracing_on", "1"))
+		return -1;
+	return 0;
+}
+
+/*
+ * The measurement of one call: its case passes if it worked (@ok) and
+ * the longest section stayed within the goal.
+ */
+static void tr_result(unsigned int t, const char *op, int ok, int64_t start)
+{
+	long us = have_tracers ? tr_max_us() : -1;
+	char name[64];
+	int met;
+
+	snprintf(name, sizeof(name), "%s_%s", op, goal_names[t]);
+	if (!have_tracers) {
+		/* Without the tracers the calls still must work. */
+		printf("    # %s: call %lld ms\n", op,
+		       (long long)((kt_now() - start) / KT_MS));
+		if (ok)
+			ktap_skip(name, "no latency tracer in this kernel");
+		else
+			ktap_check(0, name, "the call failed");
+		return;
+	}
+	printf("    # %s under %s: longest %ld us (goal <= %ld us), call %lld ms\n",
+	       op, tracers[t], us, goals[t],
+	       (long long)((kt_now() - start) / KT_MS));
+	tr_print_where();
+	tr_write("current_tracer", "nop");
+	if (us > worst[t])
+		worst[t] = us;
+	met = us >= 0 && us <= goals[t];
+	ktap_check(ok && met, name, "%s%s", ok ? "" : "the call failed; ",
+		   met ? "" : "goal missed");
+}
+
+/* Add every key, batch by batch, with @o (NULL: plain); 0 if all took. */
+static int add_all(int fd, const struct kwq_batch_opts *o, const char *what)
+{
+	unsigned int i, done;
+	int64_t start = kt_now();
+
+	for (i = 0; i < nr_batches; i++) {
+		if (kwq_add_batch(fd, &batches[i], o, &done) < 0) {
+			printf("    # %s: batch %u: %s after %u\n", what, i,
+			       strerror(errno), done);
+			return -1;
+		}
+	}
+	printf("    # %s: %u keys in %lld ms\n", what, count,
+	       (long long)((kt_now() - start) / KT_MS));
+	return 0;
+}
+
+static const struct kwq_batch_opts limited = { KWQ_ADD_RATE_LIMITED, 0, NULL };
+
+/*
+ * A queue whose keys die at their second failure (a dead set as large as
+ * all keys) and wait 1000 s after their first.
+ */
+static int walk_queue(char *name)
+{
+	struct kwq_queue_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_limits = 1;
+	o.limits[0].type = KWQ_LIMIT_EXPONENTIAL;
+	o.limits[0].a = 1000 * KT_SEC;
+	o.limits[0].b = 1000 * KT_SEC;
+	o.max_retries = 1;
+	o.max_dead = count;
+	o.max_items = count;
+	return kt_queue("walks", &o, name);
+}
+
+/* One pass: every call measured with tracer @t. */
+static void pass(unsigned int t)
+{
+	size_t cap = (size_t)count * KWQ_REC_SIZE(KEY_LEN) + KWQ_REC_SIZE_MAX;
+	char name[KWQ_NAME_LEN];
+	void *buf = malloc(cap);
+	int64_t start;
+	size_t used;
+	long r;
+	int fd, ok;
+
+	if (!buf) {
+		printf("    # no memory for %zu bytes\n", cap);
+		exit(1);
+	}
+	/* GET of every key, then close() of the fd that holds them. */
+	fd = walk_queue(name);
+	ok = !add_all(fd, NULL, "add");
+	tr_arm(t);
+	start = kt_now();
+	r = kwq_get_batch(fd, buf, cap, count, 0, 0, &used);
+	tr_result(t, "get", ok && r == (long)count, start);
+	if (r != (long)count)
+		printf("    # get: %ld of %u: %s\n", r, count, strerror(errno));
+	free(buf);
+
+	tr_arm(t);
+	start = kt_now();
+	close(fd);
+	tr_result(t, "close", 1, start);
+	fd = kt_attach(name);
+	r = kt_len(fd);
+	if (r != (long)count)
+		printf("    # after close: %ld keys queued, want %u\n", r, count);
+
+	/* A rate-limited re-add of every key: each waits in the wheel. */
+	tr_arm(t);
+	start = kt_now();
+	ok = !add_all(fd, &limited, "rate-limited re-add");
+	tr_result(t, "readd", ok, start);
+
+	/* SHUTDOWN with every key waiting. */
+	tr_arm(t);
+	start = kt_now();
+	r = kwq_shutdown(fd, 0);
+	/* The re-added keys stay ready (their deadline is remembered). */
+	tr_result(t, "shutdown", ok && !r, start);
+	if (kwq_destroy(fd, name) < 0)
+		printf("    # destroy %s: %s\n", name, strerror(errno));
+	close(fd);
+
+	/*
+	 * A dead set of every key: a rate-limited add of a new key is its
+	 * first failure, a second one its last. REVIVE of all, then DESTROY
+	 * and the close that frees the queue with every key.
+	 */
+	fd = walk_queue(name);
+	ok = !add_all(fd, &limited, "add rate-limited") &&
+	     !add_all(fd, &limited, "kill");
+	tr_arm(t);
+	start = kt_now();
+	r = kwq_revive_all(fd);
+	tr_result(t, "revive", ok && r == (long)count, start);
+	if (r != (long)count)
+		printf("    # revive: %ld of %u: %s\n", r, count, strerror(errno));
+	tr_arm(t);
+	start = kt_now();
+	ok = kwq_destroy(fd, name) == 0;
+	close(fd);
+	tr_result(t, "destroy", ok, start);
+
+	/* Another dead set of every key: PURGE of all. */
+	fd = walk_queue(name);
+	ok = !add_all(fd, &limited, "add rate-limited") &&
+	     !add_all(fd, &limited, "kill");
+	tr_arm(t);
+	start = kt_now();
+	r = kwq_purge_all(fd);
+	tr_result(t, "purge", ok && r == (long)count, start);
+	if (r != (long)count)
+		printf("    # purge: %ld of %u: %s\n", r, count, strerror(errno));
+	if (kwq_destroy(fd, name) < 0)
+		printf("    # destroy %s: %s\n", name, strerror(errno));
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i, t;
+	char key[16];
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n')
+			return 2;
+		count = (unsigned int)strtoul(optarg, NULL, 0);
+	}
+	if (!count || count > KWQ_MAX_DEAD) {
+		printf("usage: walks_test [-n 1..%u]\n", KWQ_MAX_DEAD);
+		return 2;
+	}
+	kt_setup("kwq_walks", 2 * 7, 1800);
+	printf("    # %u keys\n", count);
+	mount("tracefs", TRACING, "tracefs", 0, NULL);
+	have_tracers = !access(TRACING "/tracing_max_latency", W_OK) &&
+		       !tr_write("current_tracer", "irqsoff") &&
+		       !tr_write("current_tracer", "preemptirqsoff") &&
+		       !tr_write("current_tracer", "nop");
+	if (!have_tracers)
+		printf("    # no irqsoff/preemptirqsoff tracer in this kernel "
+		       "(CONFIG_IRQSOFF_TRACER, CONFIG_PREEMPT_TRACER): "
+		       "the calls run, unmeasured\n");
+	nr_batches = (count + KWQ_BATCH_MAX - 1) / KWQ_BATCH_MAX;
+	batches = calloc(nr_batches, sizeof(*batches));
+	for (i = 0; i < count; i++) {
+		snprintf(key, sizeof(key), "w%07u", i % 10000000);
+		if (kwq_recbuf_push(&batches[i / KWQ_BATCH_MAX], key, KEY_LEN, 0)) {
+			printf("    # no memory for the keys\n");
+			return 1;
+		}
+	}
+	for (t = 0; t < 2; t++)
+		pass(t);
+	for (t = 0; t < 2 && have_tracers; t++)
+		printf("    # figure walks_%s_us %ld <=%ld %s\n", goal_names[t],
+		       worst[t], goals[t],
+		       worst[t] >= 0 && worst[t] <= goals[t] ? "met" : "missed");
+	return ktap_end();
+}
