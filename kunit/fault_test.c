@@ -540,9 +540,10 @@ static void fault_grow_work(struct kunit *test)
 	kf_init(test);
 	for (n = 1; n <= KF_MAX_STEPS; n++) {
 		q = kt_create(test, NULL, NULL);
-		/* No growth queued: this task runs it. */
+		/* No growth queued: this task runs it (charged: no budget). */
 		spin_lock_irq(&q->lock);
 		q->grow_at = ULONG_MAX;
+		q->grow_bits = q->hash_bits + 1;
 		spin_unlock_irq(&q->lock);
 		nr = KF_GROW_KEYS;
 		kf_add_range(test, q, 'g', 0, nr, 0);
