@@ -381,7 +381,7 @@ static void table_bound(void)
 	if (r > 0)
 		sscanf(line, "%u %u %d %d %d %ld %d", &a, &b, &e, &took_a,
 		       &dedup, &len, &again);
-	printf("    # budget kept full: A took %u keys, then B %u moved ones (%u a bucket of 1024), then %s\n",
+	printf("    # budget full: A took %u keys, B %u (%u a bucket), then %s\n",
 	       a, b, b / 1024, kt_ename(e));
 	ktap_check(e == EDQUOT && b == TB_CAP && a > TB_CAP + TB_MOVE,
 		   "table_bound_refuses_new_keys", "B took %u keys (bound %u), then %s; A had %u",
