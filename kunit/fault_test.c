@@ -540,9 +540,10 @@ static void fault_grow_work(struct kunit *test)
 	kf_init(test);
 	for (n = 1; n <= KF_MAX_STEPS; n++) {
 		q = kt_create(test, NULL, NULL);
-		/* No growth queued: this task runs it. */
+		/* No growth queued: this task runs it (charged: no budget). */
 		spin_lock_irq(&q->lock);
 		q->grow_at = ULONG_MAX;
+		q->grow_bits = q->hash_bits + 1;
 		spin_unlock_irq(&q->lock);
 		nr = KF_GROW_KEYS;
 		kf_add_range(test, q, 'g', 0, nr, 0);
@@ -555,11 +556,14 @@ static void fault_grow_work(struct kunit *test)
 		KUNIT_EXPECT_NULL_MSG(test, q->new_hash, "N=%u", n);
 		if (!grown) {
 			kept++;
+			/* Known: a table full at 8 a bucket refuses -ENOMEM. */
+			KUNIT_EXPECT_EQ_MSG(test, -ENOMEM, q->grow_err, "N=%u", n);
 			/* The next add past a key a bucket grows it. */
 			kf_add_range(test, q, 'g', nr, nr + 1, 0);
 			nr++;
 			flush_work(&q->grow_work);
 			KUNIT_EXPECT_GT_MSG(test, q->hash_bits, bits, "N=%u: no retry", n);
+			KUNIT_EXPECT_EQ_MSG(test, 0, q->grow_err, "N=%u", n);
 		}
 		kf_expect_all(test, q, 'g', nr, n);
 		kt_destroy(test, q);

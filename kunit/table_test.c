@@ -22,6 +22,7 @@
 #include "kwq_internal.h"
 #include "kwq_test.h"
 #include "queue.h"
+#include "table.h"
 
 /* Keys "k-0".."k-<TT_KEYS - 1>": from 64 buckets, six growths or more. */
 #define TT_KEYS		3000
@@ -273,6 +274,28 @@ static void tt_destroy_action(void *q)
 	kwq_destroy(q);
 }
 
+/* A queue of defaults charging *@bp, a byte budget without a limit. */
+static struct kwq *tt_budget_queue(struct kunit *test, const char *name,
+				   struct kwq_budget **bp)
+{
+	struct kwq_budget *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct kwq *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->limit = ULONG_MAX;
+	refcount_set(&b->ref, 1);
+	b->release = tt_budget_release;
+	/* Destroyed (and freed: the only reference) before @b is. */
+	q = kwq_create_anon(name, NULL, b);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(q), "kwq_create_anon: %ld",
+			       PTR_ERR(q));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   tt_destroy_action,
+							   q));
+	*bp = b;
+	return q;
+}
+
 static void node_is_the_smallest_that_holds_the_key(struct kunit *test)
 {
 	const size_t hdr = offsetof(struct kwq_node, key);
@@ -283,22 +306,11 @@ static void node_is_the_smallest_that_holds_the_key(struct kunit *test)
 	size_t len;
 	u8 *key;
 
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	size = kunit_kcalloc(test, KWQ_KEY_MAX + 1, sizeof(*size), GFP_KERNEL);
 	key = kunit_kmalloc(test, KWQ_KEY_MAX, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, size);
 	KUNIT_ASSERT_NOT_NULL(test, key);
-	b->limit = ULONG_MAX;
-	refcount_set(&b->ref, 1);
-	b->release = tt_budget_release;
-	/* Destroyed (and freed: the only reference) before @b is. */
-	q = kwq_create_anon("kt-table-nodes", NULL, b);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(q), "kwq_create_anon: %ld",
-			       PTR_ERR(q));
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   tt_destroy_action,
-							   q));
+	q = tt_budget_queue(test, "kt-table-nodes", &b);
 
 	/* One key at a time: the table never grows. */
 	for (len = 1; len <= KWQ_KEY_MAX; len++) {
@@ -328,11 +340,173 @@ static void node_is_the_smallest_that_holds_the_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned int)KWQ_NODE_CACHES, distinct);
 }
 
+/*
+ * Room left in the budget before each add: a node's charge (112 bytes
+ * for the short keys here), never a table of twice 64 buckets (1 KiB).
+ */
+#define TT_ROOM		512
+
+/* A user that keeps its budget full: room for one more node, no more. */
+static void tt_budget_full(struct kwq_budget *b)
+{
+	WRITE_ONCE(b->limit, atomic_long_read(&b->used) + TT_ROOM);
+}
+
+/* The longest chain of @q's table. Under q->lock, no growth under way. */
+static unsigned long tt_longest_chain(struct kwq *q)
+{
+	unsigned long i, len, longest = 0;
+	struct kwq_node *n;
+
+	for (i = 0; i < 1UL << q->hash_bits; i++) {
+		len = 0;
+		for (n = q->hash[i]; n; n = n->hnext)
+			len++;
+		longest = max(longest, len);
+	}
+	return longest;
+}
+
+/* Add "<prefix><k>". */
+static int tt_add_n(struct kwq *q, const char *prefix, unsigned int k)
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%s%u", prefix, k);
+	return kwq_add(q, key, strlen(key));
+}
+
+/*
+ * A table whose growth the byte budget refuses (its user keeps the budget
+ * full: room for a node at every add, never for a bigger table) takes
+ * KWQ_LOAD_MAX keys a bucket and then no new key, by any add, in any
+ * context, with -EDQUOT: its chains stay short. Adds of keys it has
+ * still work, a batch stops at its first new key and says so, no key is
+ * lost, and once the budget has room the table grows and takes keys.
+ */
+static void table_that_cannot_grow_takes_no_key_past_the_bound(struct kunit *test)
+{
+	struct kwq_key batch[3] = {
+		{ .key = TT_PREFIX "0", .len = 3 },
+		{ .key = "new-batch", .len = 9 },
+		{ .key = TT_PREFIX "1", .len = 3 },
+	};
+	struct kwq_batch_opts opts = {};
+	unsigned long cap, nodes, items, longest;
+	unsigned int bits, now_bits, k, i, done = 0, missing = 0;
+	char desc[KUNIT_PARAM_DESC_SIZE];
+	struct kwq_budget *b;
+	unsigned long flags;
+	char key[16];
+	struct kwq *q;
+	int ret = 0;
+
+	q = tt_budget_queue(test, "kt-table-full", &b);
+	bits = q->hash_bits;
+	cap = (unsigned long)KWQ_LOAD_MAX << bits;
+	/* Today's code took every one: nothing bounded the chains. */
+	for (k = 0; k < 4 * cap; k++) {
+		tt_budget_full(b);
+		ret = tt_add_n(q, TT_PREFIX, k);
+		if (ret)
+			break;
+	}
+	flush_work(&q->grow_work);
+	spin_lock_irq(&q->lock);
+	nodes = q->nr_nodes;
+	now_bits = q->hash_bits;
+	longest = tt_longest_chain(q);
+	spin_unlock_irq(&q->lock);
+	kunit_info(test, "%u keys taken in %lu buckets, longest chain %lu, then %d\n",
+		   k, 1UL << now_bits, longest, ret);
+	KUNIT_EXPECT_EQ_MSG(test, -EDQUOT, ret, "after %u keys", k);
+	KUNIT_EXPECT_EQ(test, cap, (unsigned long)k);
+	KUNIT_EXPECT_EQ(test, bits, now_bits);
+	KUNIT_EXPECT_LE(test, nodes, cap);
+	/* Load 8 in 64 buckets: a chain of 33 is a 1e-9 chance. */
+	KUNIT_EXPECT_LE(test, longest, 4UL * KWQ_LOAD_MAX);
+
+	/* Every kind of add: a new key refused, a key it has added. */
+	for (i = 0; i < KT_ADDS; i++) {
+		kt_add_desc(&kt_adds[i], desc);
+		tt_budget_full(b);
+		snprintf(key, sizeof(key), "new-%u", i);
+		KUNIT_EXPECT_EQ_MSG(test, -EDQUOT, kt_adds[i].add(q, key),
+				    "%s of a new key", desc);
+		snprintf(key, sizeof(key), TT_PREFIX "%u", i);
+		KUNIT_EXPECT_EQ_MSG(test, 0, kt_adds[i].add(q, key),
+				    "%s of a key it has", desc);
+	}
+	/* From a hard interrupt's context too (kwq_add(): any context). */
+	local_irq_save(flags);
+	ret = kwq_add(q, "new-irq", 7);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, -EDQUOT, ret);
+	/* A batch: the key it has, then the first new one stops it. */
+	ret = kwq_add_batch(q, batch, ARRAY_SIZE(batch), &opts, &done);
+	KUNIT_EXPECT_EQ(test, -EDQUOT, ret);
+	KUNIT_EXPECT_EQ(test, 1U, done);
+
+	spin_lock_irq(&q->lock);
+	nodes = q->nr_nodes;
+	items = q->nr_items;
+	spin_unlock_irq(&q->lock);
+	KUNIT_EXPECT_EQ(test, cap, nodes);
+	KUNIT_EXPECT_EQ(test, cap, items);
+	for (k = 0; k < cap; k++) {
+		snprintf(key, sizeof(key), TT_PREFIX "%u", k);
+		if (!kt_state(q, key) && !missing++)
+			KUNIT_FAIL(test, "key %s lost", key);
+	}
+	KUNIT_EXPECT_EQ(test, 0U, missing);
+
+	/*
+	 * Room in the budget: the add that finds the table full starts the
+	 * growth and is refused (the table is full until it has grown);
+	 * once it has, the keys go in.
+	 */
+	WRITE_ONCE(b->limit, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, -EDQUOT, tt_add_n(q, "late-", 0));
+	flush_work(&q->grow_work);
+	KUNIT_EXPECT_EQ(test, 0, tt_add_n(q, "late-", 1));
+	KUNIT_EXPECT_GE(test, q->hash_bits, bits + 3);
+	KUNIT_EXPECT_EQ(test, cap + 1, q->nr_nodes);
+}
+
+/*
+ * Below the bound, a refused growth refuses nothing: a key a bucket up
+ * to KWQ_LOAD_MAX goes in, and a key removed makes room for another.
+ */
+static void table_that_cannot_grow_takes_keys_up_to_the_bound(struct kunit *test)
+{
+	struct kwq_budget *b;
+	unsigned int k, cap;
+	struct kwq *q;
+
+	q = tt_budget_queue(test, "kt-table-room", &b);
+	cap = KWQ_LOAD_MAX << q->hash_bits;
+	for (k = 0; k < cap; k++) {
+		tt_budget_full(b);
+		KUNIT_ASSERT_EQ_MSG(test, 0, tt_add_n(q, TT_PREFIX, k),
+				    "key %u of %u", k, cap);
+	}
+	tt_budget_full(b);
+	KUNIT_EXPECT_EQ(test, -EDQUOT, tt_add_n(q, "over-", 0));
+	KUNIT_EXPECT_EQ(test, 0, kt_remove(q, TT_PREFIX "7"));
+	tt_budget_full(b);
+	KUNIT_EXPECT_EQ(test, 0, tt_add_n(q, "over-", 1));
+	tt_budget_full(b);
+	KUNIT_EXPECT_EQ(test, -EDQUOT, tt_add_n(q, "over-", 2));
+	KUNIT_EXPECT_EQ(test, (long)cap, kwq_len(q));
+}
+
 static struct kunit_case kwq_table_cases[] = {
 	KUNIT_CASE(table_grows_to_a_bucket_a_key_keeping_every_key),
 	KUNIT_CASE(chains_keep_nodes_oldest_first),
 	KUNIT_CASE(histogram_counts_in_first_bucket_at_or_above),
 	KUNIT_CASE(node_is_the_smallest_that_holds_the_key),
+	KUNIT_CASE(table_that_cannot_grow_takes_no_key_past_the_bound),
+	KUNIT_CASE(table_that_cannot_grow_takes_keys_up_to_the_bound),
 	{}
 };
 

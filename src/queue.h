@@ -234,8 +234,16 @@ struct kwq {
 	struct kwq_node **new_hash;
 	unsigned int new_bits;
 	unsigned long rehash_pos;
-	/* grow once ->nr_nodes passes it; ULONG_MAX: growing, or largest */
+	/*
+	 * An add of a new key takes table.c's slow path once ->nr_nodes
+	 * reaches it (a key a bucket: the growth is due, or retried after
+	 * ->grow_err); ULONG_MAX while a growth nothing refused runs.
+	 */
 	unsigned long grow_at;
+	/* the table size charged for the growth under way; 0: none */
+	unsigned int grow_bits;
+	/* why the table could not grow (-EDQUOT, -ENOMEM, -ENOSPC); 0 */
+	int grow_err;
 	bool anon;			/* constant: not in kwq_registry */
 	struct work_struct grow_work;
 

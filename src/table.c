@@ -151,6 +151,47 @@ void kwq_nodes_prealloc(struct kwq *q, const struct kwq_key *keys,
 			spare[i] = kwq_node_prealloc(keys[i].len, gfp);
 }
 
+/*
+ * Under q->lock: charge a table of twice the buckets and have the work
+ * item grow to it (or more: kwq_grow_work()). The charge is taken here,
+ * in the add that made the growth due, so that a refusal is known before
+ * any further key goes in.
+ */
+static void kwq_grow_start(struct kwq *q)
+{
+	unsigned int bits = q->hash_bits + 1;
+
+	if (q->hash_bits >= KWQ_HASH_BITS_MAX) {
+		q->grow_err = -ENOSPC;
+	} else if (!kwq_charge(q, kwq_table_bytes(bits))) {
+		q->grow_err = -EDQUOT;
+	} else {
+		q->grow_bits = bits;
+		schedule_work(&q->grow_work);
+	}
+	/*
+	 * Refused: every add of a new key comes here (a retry), but at the
+	 * largest size, where only the bound is left to check.
+	 */
+	if (q->grow_err == -ENOSPC)
+		q->grow_at = kwq_table_cap(q->hash_bits);
+	else
+		q->grow_at = q->grow_err ? kwq_grow_at(q->hash_bits) : ULONG_MAX;
+}
+
+int kwq_table_full(struct kwq *q)
+{
+	/*
+	 * A growth that is due, or a retry of a refused one (one at a time:
+	 * a charge here, the allocation in the work). ->grow_err stands
+	 * until a growth completes, retry or not: a table that could not
+	 * grow takes no key past kwq_table_cap(), even while a retry runs.
+	 */
+	if (!q->grow_bits && !q->shutting_down)
+		kwq_grow_start(q);
+	return q->nr_nodes < kwq_table_cap(q->hash_bits) ? 0 : q->grow_err;
+}
+
 /* Old buckets moved per critical section while the table grows. */
 #define KWQ_REHASH_CHUNK	32
 
@@ -168,23 +209,27 @@ void kwq_grow_work(struct work_struct *work)
 	unsigned long i, end, size;
 	struct kwq_node **new, **old, **tail;
 	struct mem_cgroup *old_memcg;
-	unsigned int bits;
+	unsigned int bits, charged;
 	struct kwq_node *n;
 
 	spin_lock_irq(&q->lock);
+	charged = q->grow_bits;
+	if (!charged) {
+		spin_unlock_irq(&q->lock);
+		return;
+	}
 	/*
 	 * The fewest buckets for at most one key a bucket: the load stays
 	 * between a half and one, 8..16 bytes of table per key, and a
 	 * lookup of a key not in the table passes over one node or none.
+	 * More than kwq_grow_start() charged for if the keys outgrew it
+	 * meanwhile, if the budget has the difference.
 	 */
-	bits = clamp_t(unsigned int, fls_long(q->nr_nodes),
-		       q->hash_bits + 1, KWQ_HASH_BITS_MAX);
-	/* Over budget: keep the table; longer chains cost time, not keys. */
-	if (!kwq_charge(q, kwq_table_bytes(bits))) {
-		q->grow_at = kwq_grow_at(q->hash_bits);
-		spin_unlock_irq(&q->lock);
-		return;
-	}
+	bits = clamp_t(unsigned int, fls_long(q->nr_nodes), charged,
+		       KWQ_HASH_BITS_MAX);
+	if (bits > charged && !kwq_charge(q, kwq_table_bytes(bits) -
+					     kwq_table_bytes(charged)))
+		bits = charged;
 	spin_unlock_irq(&q->lock);
 
 	/*
@@ -198,7 +243,10 @@ void kwq_grow_work(struct work_struct *work)
 
 	spin_lock_irq(&q->lock);
 	if (!new) {
+		/* Full at the cap until a retry (kwq_table_full()) grows it. */
 		kwq_uncharge(q, kwq_table_bytes(bits));
+		q->grow_bits = 0;
+		q->grow_err = -ENOMEM;
 		q->grow_at = kwq_grow_at(q->hash_bits);
 		spin_unlock_irq(&q->lock);
 		return;
@@ -237,6 +285,8 @@ void kwq_grow_work(struct work_struct *work)
 			WRITE_ONCE(q->hash_bits, bits);
 			q->new_hash = NULL;
 			q->rehash_pos = 0;
+			q->grow_bits = 0;
+			q->grow_err = 0;
 			q->grow_at = kwq_grow_at(bits);
 		}
 		spin_unlock_irq(&q->lock);

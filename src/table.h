@@ -5,8 +5,9 @@
  * the slow allocation paths are in table.c.
  *
  * Owns, in struct kwq: ->hkey, ->hash, ->hash_bits, ->new_hash,
- * ->new_bits, ->rehash_pos, ->grow_at, ->grow_work, ->nr_nodes, and the
- * freed nodes (->free_list, ->pool, ->pool_nr). All under q->lock but
+ * ->new_bits, ->rehash_pos, ->grow_at, ->grow_bits, ->grow_err,
+ * ->grow_work, ->nr_nodes, and the freed nodes (->free_list, ->pool,
+ * ->pool_nr). All under q->lock but
  * for kwq_seen_lockless()'s RCU walk (queue.c), which the stores here
  * are ordered for.
  */
@@ -84,19 +85,33 @@ static inline size_t kwq_table_bytes(unsigned int bits)
 	return sizeof(struct kwq_node *) << bits;
 }
 
+/*
+ * Most keys a bucket, on average, of a table that cannot grow: its
+ * growth was refused (by the byte budget or the allocator) or it is as
+ * large as it gets. A new key past it is refused (kwq_table_full()):
+ * the chains, and every lookup, stay short whatever the budget says.
+ */
+#define KWQ_LOAD_MAX		8
+
 /* When the table of 2^@bits buckets is to grow: past a key a bucket. */
 static inline unsigned long kwq_grow_at(unsigned int bits)
 {
-	return bits < KWQ_HASH_BITS_MAX ? 1UL << bits : ULONG_MAX;
+	return 1UL << bits;
 }
 
-static inline void kwq_maybe_grow(struct kwq *q)
+/* The most nodes a table of 2^@bits buckets takes if it cannot grow. */
+static inline unsigned long kwq_table_cap(unsigned int bits)
 {
-	if (likely(q->nr_nodes <= q->grow_at) || q->shutting_down)
-		return;
-	q->grow_at = ULONG_MAX;
-	schedule_work(&q->grow_work);
+	return (unsigned long)KWQ_LOAD_MAX << bits;
 }
+
+/*
+ * Under q->lock, before a new key's node goes in, once ->nr_nodes has
+ * reached ->grow_at: start the table's growth (charged here, so that a
+ * refusal is known at once), and refuse the key if the table is at
+ * kwq_table_cap() and cannot grow. 0 or the errno of the refusal.
+ */
+int kwq_table_full(struct kwq *q);
 
 /* The offset of the key in a node: a node's size less its key. */
 #define KWQ_NODE_HDR		offsetof(struct kwq_node, key)
@@ -141,7 +156,7 @@ void kwq_nodes_prealloc(struct kwq *q, const struct kwq_key *keys,
  * *@spare if the caller preallocated
  * one (and take it: *@spare becomes NULL), else with a pooled node, else
  * with a node allocated here. Returns the node or ERR_PTR(-EDQUOT or
- * -ENOMEM).
+ * -ENOMEM), or the table's refusal (kwq_table_full()).
  */
 static __always_inline struct kwq_node *
 kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
@@ -149,7 +164,14 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 {
 	unsigned int index = kwq_cache_index(len);
 	struct kwq_node *n = NULL;
+	int err;
 
+	/* One comparison: the table grows, or is full, past ->grow_at. */
+	if (unlikely(q->nr_nodes >= q->grow_at)) {
+		err = kwq_table_full(q);
+		if (err)
+			return ERR_PTR(err);
+	}
 	if (!kwq_charge(q, kwq_node_sizes[index]))
 		return ERR_PTR(-EDQUOT);
 	/* A spare was allocated for this very key. */
@@ -189,7 +211,6 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 	memcpy(n->key, key, len);
 	kwq_chain_append(end, n);
 	q->nr_nodes++;
-	kwq_maybe_grow(q);
 	return n;
 }
 

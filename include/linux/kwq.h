@@ -464,13 +464,24 @@ const char *kwq_name(const struct kwq *q);
  * KWQ_CONFIG_CHARGE_CALLER (&struct kwq_config.flags): -ENOMEM when
  * memory is short or that cgroup is at its memory.max.
  *
+ * A new key also needs room in the queue's hash table, which grows past
+ * a key a bucket (in a work item, its bytes charged by the add that makes
+ * it due). A table that cannot grow takes at most 8 keys a bucket on
+ * average: a new key past that is refused with the errno of what refused
+ * the growth, -EDQUOT (byte budget), -ENOMEM (allocation) or -ENOSPC
+ * (the table has its largest size, 2^21 buckets), in any context, until a
+ * growth completes (each such add retries it). Keys the queue has are
+ * never dropped, and adds of them still work.
+ *
  * Context: any context that may take a spinlock_t (process, softirq,
  * hard interrupt handlers).
  * Return: 0; -EINVAL for a bad argument, -ESHUTDOWN after shutdown,
- * -ENOSPC if the key is new and max_items are queued, -ENOMEM, -EDQUOT
- * if the key is new and the queue's byte budget is spent (only queues
- * created through /dev/kwq have one: their creator's). On error nothing
- * changed.
+ * -ENOSPC if the key is new and max_items are queued (or the hash table
+ * is full at its largest size), -ENOMEM (also: the table is full and its
+ * growth could not be allocated), -EDQUOT if the key is new and the
+ * queue's byte budget is spent or refused the table's growth while it
+ * is full (only queues created through /dev/kwq have one: their
+ * creator's). On error nothing changed.
  */
 int kwq_add(struct kwq *q, const void *key, size_t len);
 

@@ -8,6 +8,9 @@
  *  - bytes per user (module parameter max_bytes_per_user), charged to the
  *    queue's creator whoever adds: EDQUOT, released when keys leave and
  *    when the queue is destroyed after its creator exited;
+ *  - the hash table's bound: a user keeping its budget full (keys moved
+ *    between two queues) gets no growth, and the table takes 8 keys a
+ *    bucket, then EDQUOT for new keys while the bytes are there;
  *  - a memory cgroup's memory.max (/dev/kwq queues charge the adding
  *    task's memcg): ENOMEM, every key accepted before it is still there
  *    exactly once; the keys are charged to the adder's cgroup and given
@@ -300,6 +303,129 @@ static void per_user_bytes(void)
 }
 
 /*
+ * The hash table's bound (issue 30): a user that keeps its byte budget
+ * full gets no table growth, and a table that cannot grow takes at most
+ * KWQ_LOAD_MAX (8) keys a bucket: new keys are refused with EDQUOT, so
+ * that no call walks a long chain. A /dev/kwq queue's first table has
+ * 1024 buckets (its item cap is 2^21 by default): 8192 keys.
+ */
+#define TB_UID		4244
+#define TB_BUDGET	(1536 * 1024)
+#define TB_MOVE		16	/* keys moved at a time: never a table's room */
+#define TB_CAP		(8 * 1024)
+
+/* @rb := keys "<p><from>" .. "<p><to - 1>" */
+static void tb_keys(struct kwq_recbuf *rb, char p, unsigned int from,
+		    unsigned int to)
+{
+	char key[32];
+
+	kwq_recbuf_reset(rb);
+	for (; from < to; from++)
+		kwq_recbuf_push(rb, key, (size_t)sprintf(key, "%c%u", p, from), 0);
+}
+
+/*
+ * Child as an unprivileged uid, the attack's shape: fill queue A until
+ * the budget refuses, then move keys to queue B TB_MOVE at a time (remove
+ * from A, add to B), the budget full all along. Reports "A's keys, B's
+ * keys, the errno that stopped B, whether A then took a key (the bytes
+ * were there), whether B took a key it has, B's len, whether B took a
+ * new key once it lost one".
+ */
+static void tb_child(const char *na, const char *nb, int pipe_w)
+{
+	struct kwq_queue_opts o = { .mode = 0666 };
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	unsigned int a = 0, b = 0, moved = 0, done;
+	int fa, fb, e = 0, took_a, dedup, again;
+
+	if (setgid(TB_UID) < 0 || setuid(TB_UID) < 0)
+		_exit(10);
+	fa = kt_dev();
+	fb = kt_dev();
+	if (kwq_create(fa, na, &o) < 0 || kwq_create(fb, nb, &o) < 0)
+		_exit(11);
+	do {
+		tb_keys(&rb, 'a', a, a + 64);
+		done = 0;
+		e = kwq_add_batch(fa, &rb, NULL, &done) < 0 ? errno : 0;
+		a += done;
+	} while (!e);
+	if (e != EDQUOT)
+		_exit(12);
+	e = 0;
+	while (moved + TB_MOVE <= a) {
+		tb_keys(&rb, 'a', moved, moved + TB_MOVE);
+		if (kwq_remove_batch(fa, &rb, &done) < 0 || done != TB_MOVE)
+			_exit(13);
+		moved += TB_MOVE;
+		tb_keys(&rb, 'b', b, b + TB_MOVE);
+		done = 0;
+		e = kwq_add_batch(fb, &rb, NULL, &done) < 0 ? errno : 0;
+		b += done;
+		if (e)
+			break;
+	}
+	took_a = kt_add(fa, "a-extra") == 0;
+	dedup = kt_add(fb, "b0") == 0;
+	again = kwq_remove(fb, "b1", 2) == 0 && kt_add(fb, "b-again") == 0;
+	dprintf(pipe_w, "%u %u %d %d %d %ld %d\n", a, b, e, took_a, dedup,
+		kt_len(fb), again);
+	kwq_recbuf_free(&rb);
+	_exit(0);
+}
+
+static void table_bound(void)
+{
+	char old[32] = "", val[32], na[KWQ_NAME_LEN], nb[KWQ_NAME_LEN];
+	char line[128] = "";
+	int p[2], e = -1, took_a = 0, dedup = 0, again = 0, fd;
+	unsigned int a = 0, b = 0;
+	long len = -1;
+	pid_t pid;
+	ssize_t r;
+
+	fd = open(BPARAM, O_RDONLY);
+	if (fd < 0 || read(fd, old, sizeof(old) - 1) <= 0)
+		exit(1);
+	close(fd);
+	snprintf(val, sizeof(val), "%d", TB_BUDGET);
+	kt_name(na, "tbl-a");
+	kt_name(nb, "tbl-b");
+	if (kt_write_file(BPARAM, val) < 0 || pipe(p) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0)
+		tb_child(na, nb, p[1]);
+	close(p[1]);
+	r = read(p[0], line, sizeof(line) - 1);
+	close(p[0]);
+	kt_wait(pid);
+	kt_write_file(BPARAM, old);
+	if (r > 0)
+		sscanf(line, "%u %u %d %d %d %ld %d", &a, &b, &e, &took_a,
+		       &dedup, &len, &again);
+	printf("    # budget full: A took %u keys, B %u (%u a bucket), then %s\n",
+	       a, b, b / 1024, kt_ename(e));
+	ktap_check(e == EDQUOT && b == TB_CAP && a > TB_CAP + TB_MOVE,
+		   "table_bound_refuses_new_keys", "B took %u keys (bound %u), then %s; A had %u",
+		   b, TB_CAP, kt_ename(e), a);
+	ktap_check(took_a, "table_bound_not_the_bytes",
+		   "A took no key after B's refusal");
+	ktap_check(dedup && len == (long)b, "table_bound_keys_kept",
+		   "re-add of a key B has %d, len %ld of %u", dedup, len, b);
+	ktap_check(again, "table_bound_room_after_remove",
+		   "B took no new key after losing one");
+	fd = kt_attach(na);
+	kwq_destroy(fd, na);
+	close(fd);
+	fd = kt_attach(nb);
+	kwq_destroy(fd, nb);
+	close(fd);
+}
+
+/*
  * Child in a cgroup with a small memory.max: add distinct 200-byte keys
  * until ENOMEM. Reports "accepted errno" and waits to be killed, holding
  * the queue (the parent checks it).
@@ -505,10 +631,11 @@ static void memcg(void)
 
 int main(void)
 {
-	kt_setup("kwq_limits", 22, 300);
+	kt_setup("kwq_limits", 26, 300);
 	item_cap();
 	per_user();
 	per_user_bytes();
+	table_bound();
 	memcg();
 	return ktap_end();
 }
