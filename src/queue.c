@@ -2084,6 +2084,7 @@ EXPORT_SYMBOL_IF_KUNIT(kwq_poll);
  */
 static void kwq_shutdown_locked(struct kwq *q, bool drain, bool may_sleep,
 				unsigned long *flags)
+	__must_hold(&q->lock)
 {
 	struct kwq_node *n, *freed;
 	u64 dropped = 0;
