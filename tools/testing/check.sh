@@ -396,6 +396,20 @@ plan() {
 	return 0
 }
 
+# test_kernel FRAGMENT NAME LABEL: the 6.12 test kernel of
+# config/FRAGMENT.config, built or reused (build-kernel.sh), and kwq
+# built against it (W=1) into $KWQ_OUT/mod-NAME; its tree in $ktree.
+test_kernel() {
+	if ktree=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
+		"$KWQ_ROOT/tools/testing/config/$1.config" 6.12); then
+		case_result "$3 kernel config + build ($(basename "$ktree"))" OK
+		run_check "W=1 build against the $3 kernel" \
+			"$KWQ_ROOT/tools/testing/build-module.sh" "$ktree" "$KWQ_OUT/mod-$2"
+	else
+		case_result "$3 kernel config + build" FAIL
+	fi
+}
+
 # Kernels: the debug ones are built once and cached (build-kernel.sh);
 # the stock ones come from Debian's packages. Each debug kernel's VM
 # starts in the background as soon as its module is built, so a cold
@@ -454,18 +468,11 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ||
 	if [[ " $sections " == *" debug "* ]]; then
 		section "latency test kernel: build or reuse, W=1 module build" \
 			"15 s with the kernel cached; 7-18 min to build it"
-		if kl=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
-			"$KWQ_ROOT/tools/testing/config/latency.config" 6.12); then
-			case_result "latency 6.12 kernel config + build ($(basename "$kl"))" OK
-			run_check "W=1 build against the latency 6.12 kernel" \
-				"$KWQ_ROOT/tools/testing/build-module.sh" "$kl" "$KWQ_OUT/mod-latency"
-		else
-			case_result "latency 6.12 kernel config + build" FAIL
-		fi
+		test_kernel latency latency "latency 6.12"
 		if [ -f "$KWQ_OUT/mod-latency/kwq.ko" ]; then
 			plan latency >"$KWQ_OUT/plan-latency"
 			vm_append=$KWQ_LATENCY_VM_APPEND vm_qemu=$KWQ_LATENCY_VM_QEMU \
-				vm_bg latency "$kl/arch/x86/boot/bzImage" "$KWQ_OUT/plan-latency" 2700 \
+				vm_bg latency "$ktree/arch/x86/boot/bzImage" "$KWQ_OUT/plan-latency" 2700 \
 				"$KWQ_OUT/mod-latency/kwq.ko=/kwq/kwq.ko" "${user_files[@]}"
 		fi
 	fi
@@ -578,14 +585,8 @@ fi
 # counting only reports that name kwq.
 if [[ " $sections " == *" kcsan "* ]]; then
 	section "KCSAN test kernel: KUnit + userspace tests"
-	if kkcsan=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
-		"$KWQ_ROOT/tools/testing/config/kcsan.config"); then
-		case_result "KCSAN kernel config + build ($(basename "$kkcsan"))" OK
-		run_check "W=1 build against KCSAN 6.12 kernel" \
-			"$KWQ_ROOT/tools/testing/build-module.sh" "$kkcsan" "$KWQ_OUT/mod-kcsan"
-	else
-		case_result "KCSAN kernel config + build" FAIL
-	fi
+	test_kernel kcsan kcsan "KCSAN 6.12"
+	kkcsan=$ktree
 	if [ -f "$KWQ_OUT/mod-kcsan/kwq_test.ko" ]; then
 		plan kcsan >"$KWQ_OUT/plan-kcsan"
 		report_args=--kcsan-only-kwq vm_run kcsan "$kkcsan/arch/x86/boot/bzImage" \
