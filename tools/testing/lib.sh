@@ -107,6 +107,18 @@ kwq_ccache() {
 
 # sid_pin PACKAGE: the version of PACKAGE that tools/testing/sid-pins pins
 # (the packages taken from Debian unstable; sid-fetch.sh fetches them).
+# The latency VM (config/latency.config, walks_test): its kernel command
+# line and QEMU options. One vCPU whose clock counts its instructions
+# (-icount shift=0: a nanosecond an instruction, as a 1 GHz CPU that
+# retires one a cycle; sleep=off: an idle vCPU jumps to its next timer),
+# so a section's length is the work done in it, whatever the host's load
+# does to QEMU: under real time, the host descheduling QEMU for a few ms
+# showed as irqs-off sections of 70 ms ("hrtimer: interrupt took"), and
+# with two vCPUs one vCPU's section counted the other's instructions.
+# The TSC is that clock (1 GHz): said so, as the guest cannot calibrate
+# it (microvm: no PIT or HPET), and trusted, or it falls back to jiffies.
+KWQ_LATENCY_VM_APPEND="tsc_early_khz=1000000 tsc=reliable"
+KWQ_LATENCY_VM_QEMU="-icount shift=0,sleep=off -smp 1"
 KWQ_SID_PINS=$KWQ_ROOT/tools/testing/sid-pins
 sid_pin() {
 	local v

@@ -3,8 +3,10 @@
 # (or stock) kernel in QEMU and run only the suites named, judged as make
 # check judges them (report.py: KTAP and every splat).
 #
-# usage: try.sh [-v 6.12|7.2|stock-6.12] [-k] [-t TIMEOUT] [-o NAME] [SUITE[:ARGS]...]
-#   -v  the kernel (default: the debug 6.12 test kernel)
+# usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t TIMEOUT] [-o NAME] [SUITE[:ARGS]...]
+#   -v  the kernel (default: the debug 6.12 test kernel; latency: the
+#       latency kernel walks_test runs on, one vCPU, its clock counting
+#       instructions: lib.sh, KWQ_LATENCY_VM_QEMU)
 #   -k  also load kwq_test.ko (every KUnit suite; debug kernels only)
 #   -o  a name for this run's build directory and log (default: try),
 #       so that several runs can go on side by side
@@ -14,14 +16,14 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ver=6.12 kunit=0 timeout=1800 name=try
+ver=6.12 kunit=0 timeout=1800 name=try append='' qemu_args=''
 while getopts v:kt:o: opt; do
 	case $opt in
 	v) ver=$OPTARG ;;
 	k) kunit=1 ;;
 	t) timeout=$OPTARG ;;
 	o) name=$OPTARG ;;
-	*) die "usage: try.sh [-v 6.12|7.2|stock-6.12] [-k] [-t S] [-o NAME] [SUITE[:ARGS]...]" ;;
+	*) die "usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t S] [-o NAME] [SUITE[:ARGS]...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -41,6 +43,12 @@ stock-6.12)
 		"$KWQ_ROOT/tools/testing/config/debug.config" "$ver") || die "kernel build failed"
 	image=$kdir/arch/x86/boot/bzImage
 	;;
+latency)
+	kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
+		"$KWQ_ROOT/tools/testing/config/latency.config" 6.12) || die "kernel build failed"
+	image=$kdir/arch/x86/boot/bzImage
+	append=$KWQ_LATENCY_VM_APPEND qemu_args=$KWQ_LATENCY_VM_QEMU
+	;;
 *) die "unknown kernel $ver" ;;
 esac
 m=$KWQ_OUT/mod-$name
@@ -59,7 +67,7 @@ done
 plan=$KWQ_OUT/plan-$name
 {
 	echo "load_module /kwq/kwq.ko"
-	[ "${ver#stock}" = "$ver" ] && echo 'expect "fault attributes: fail-nth decides" fault_attrs'
+	[ "${ver#stock}" = "$ver" ] && [ "$ver" != latency ] && echo 'expect "fault attributes: fail-nth decides" fault_attrs'
 	[ $kunit = 1 ] && echo "kunit_module /kwq/kwq_test.ko"
 	for s in "$@"; do
 		suite=${s%%:*} args=
@@ -72,5 +80,6 @@ plan=$KWQ_OUT/plan-$name
 } >"$plan"
 log=$KWQ_OUT/logs/vm-$name.log
 say "booting $(basename "$kdir") for: $* $([ $kunit = 1 ] && echo KUnit); log: $log"
-"$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$log" -p "$plan" -t "$timeout" "${files[@]}"
+"$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$log" -p "$plan" -t "$timeout" \
+	${append:+-a "$append"} ${qemu_args:+-q "$qemu_args"} "${files[@]}"
 "$KWQ_ROOT/tools/testing/report.py" --label "$name: $ver" "$log"
