@@ -5,6 +5,7 @@
  * batch stopped at: each prints its own error.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,6 +54,38 @@ int on_queue(const struct cmd_ctx *ctx, const char *queue,
 	}
 	close(fd);
 	return EX_OK;
+}
+
+/*
+ * The names of the queues of the caller's IPC namespace into *@names
+ * (malloc'ed, the caller frees it): their number, or -1 after printing
+ * the error.
+ */
+int list_queues(const struct cmd_ctx *ctx, char (**names)[KWQ_NAME_LEN])
+{
+	unsigned int cap = 64;
+	int fd, n;
+
+	fd = open_dev(ctx);
+	if (fd < 0)
+		return -1;
+	for (*names = NULL;;) {
+		free(*names);
+		*names = calloc(cap, KWQ_NAME_LEN);
+		n = *names ? kwq_list(fd, *names, cap) : -1;
+		if (n < 0) {
+			err_errno(errno, NULL);
+			free(*names);
+			*names = NULL;
+			close(fd);
+			return -1;
+		}
+		if ((unsigned int)n <= cap)
+			break;
+		cap = (unsigned int)n + 16;
+	}
+	close(fd);
+	return n;
 }
 
 /* Check @n command-line keys' lengths; prints the usage error. 0 or -1. */
