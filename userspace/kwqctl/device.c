@@ -57,35 +57,35 @@ int on_queue(const struct cmd_ctx *ctx, const char *queue,
 }
 
 /*
- * The names of the queues of the caller's IPC namespace into *@names
- * (malloc'ed, the caller frees it): their number, or -1 after printing
- * the error.
+ * The queues of the caller's IPC namespace into @ql (its names NULL on
+ * failure). 0, or -1 after printing the error.
  */
-int list_queues(const struct cmd_ctx *ctx, char (**names)[KWQ_NAME_LEN])
+int list_queues(const struct cmd_ctx *ctx, struct queue_list *ql)
 {
 	unsigned int cap = 64;
-	int fd, n;
+	int fd;
 
+	ql->names = NULL;
 	fd = open_dev(ctx);
 	if (fd < 0)
 		return -1;
-	for (*names = NULL;;) {
-		free(*names);
-		*names = calloc(cap, KWQ_NAME_LEN);
-		n = *names ? kwq_list(fd, *names, cap) : -1;
-		if (n < 0) {
+	for (;;) {
+		free(ql->names);
+		ql->names = calloc(cap, KWQ_NAME_LEN);
+		ql->nr = ql->names ? kwq_list(fd, ql->names, cap) : -1;
+		if (ql->nr < 0) {
 			err_errno(errno, NULL);
-			free(*names);
-			*names = NULL;
+			free(ql->names);
+			ql->names = NULL;
 			close(fd);
 			return -1;
 		}
-		if ((unsigned int)n <= cap)
+		if ((unsigned int)ql->nr <= cap)
 			break;
-		cap = (unsigned int)n + 16;
+		cap = (unsigned int)ql->nr + 16;
 	}
 	close(fd);
-	return n;
+	return 0;
 }
 
 /* Check @n command-line keys' lengths; prints the usage error. 0 or -1. */

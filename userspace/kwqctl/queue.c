@@ -150,18 +150,17 @@ int cmd_destroy(const struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_list(const struct cmd_ctx *ctx, int argc, char **argv)
 {
-	char (*names)[KWQ_NAME_LEN];
+	struct queue_list ql;
 	struct cmd_args a;
-	int n, i;
+	int i;
 
 	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
 		return a.rc;
-	n = list_queues(ctx, &names);
-	if (n < 0)
+	if (list_queues(ctx, &ql))
 		return EX_ERR;
-	for (i = 0; i < n; i++)
-		printf("%.*s\n", KWQ_NAME_LEN, names[i]);
-	free(names);
+	for (i = 0; i < ql.nr; i++)
+		printf("%.*s\n", KWQ_NAME_LEN, ql.names[i]);
+	free(ql.names);
 	return EX_OK;
 }
 

@@ -185,18 +185,18 @@ static void print_stats(FILE *f, int fmt, unsigned int n,
 
 /*
  * The statistics of every queue this user may attach to: *@names and
- * *@sts (malloc'ed, the names point into *@buf), their number, or -1
+ * *@sts (malloc'ed, the names point into @ql's), their number, or -1
  * after printing the error. A queue that refuses us (EACCES) or goes
  * away meanwhile (ENOENT, EIDRM) is left out.
  */
-static int stats_all(const struct cmd_ctx *ctx, char (**buf)[KWQ_NAME_LEN],
+static int stats_all(const struct cmd_ctx *ctx, struct queue_list *ql,
 		     const char ***names, struct kwq_stats_args **sts)
 {
 	int i, fd, nr, n = 0;
 
-	nr = list_queues(ctx, buf);
-	if (nr < 0)
+	if (list_queues(ctx, ql))
 		return -1;
+	nr = ql->nr;
 	*names = calloc(nr ? nr : 1, sizeof(**names));
 	*sts = calloc(nr ? nr : 1, sizeof(**sts));
 	if (!*names || !*sts) {
@@ -207,10 +207,10 @@ static int stats_all(const struct cmd_ctx *ctx, char (**buf)[KWQ_NAME_LEN],
 		fd = open_dev(ctx);
 		if (fd < 0)
 			return -1;
-		if (kwq_open(fd, (*buf)[i]) == 0 && kwq_stats(fd, &(*sts)[n]) == 0) {
-			(*names)[n++] = (*buf)[i];
+		if (kwq_open(fd, ql->names[i]) == 0 && kwq_stats(fd, &(*sts)[n]) == 0) {
+			(*names)[n++] = ql->names[i];
 		} else if (errno != EACCES && errno != ENOENT && errno != EIDRM) {
-			err_errno(errno, "queue %s", (*buf)[i]);
+			err_errno(errno, "queue %s", ql->names[i]);
 			close(fd);
 			return -1;
 		}
@@ -278,7 +278,7 @@ static int print_to_stdout(int fmt, unsigned int n, const char *const *names,
 int cmd_stats(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct stats_args s = { .fmt = -1 };
-	char (*buf)[KWQ_NAME_LEN] = NULL;
+	struct queue_list ql = { NULL, 0 };
 	struct kwq_stats_args one, *sts = &one;
 	const char **names = NULL;
 	struct cmd_args a;
@@ -291,7 +291,7 @@ int cmd_stats(const struct cmd_ctx *ctx, int argc, char **argv)
 		return EX_USAGE;
 	}
 	if (s.all) {
-		n = stats_all(ctx, &buf, &names, &sts);
+		n = stats_all(ctx, &ql, &names, &sts);
 	} else {
 		names = malloc(sizeof(*names));
 		if (names)
@@ -310,6 +310,6 @@ int cmd_stats(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (sts != &one)
 		free(sts);
 	free(names);
-	free(buf);
+	free(ql.names);
 	return rc;
 }
