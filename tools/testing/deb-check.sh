@@ -6,7 +6,8 @@
 #        deb-check.sh contents   what each package must hold (dpkg-deb -c),
 #                                the version of dkms.conf, libkwq's SONAME,
 #                                the group in the udev rule and the
-#                                maintainer scripts, the man pages render
+#                                maintainer scripts, the systemd units,
+#                                the man pages render
 # The packages are in $KWQ_OUT/deb (tools/deb/deb.sh).
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
@@ -34,7 +35,7 @@ contents) ;;
 *) die "usage: deb-check.sh build|contents" ;;
 esac
 
-need_pkgs man-db:man binutils:objdump
+need_pkgs man-db:man binutils:objdump systemd:systemd-analyze
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 src=usr/src/kwq-$ver
@@ -95,6 +96,15 @@ if ! grep -q "debian-installed 'kwq-metrics.timer'" "$x/ctl-kwqctl/postinst" ||
 fi
 grep -q "deb-systemd-helper purge 'kwq-metrics.timer'" "$x/ctl-kwqctl/postrm" ||
 	die "kwqctl's postrm does not forget kwq-metrics.timer on purge"
+# systemd reads the units without a word (an unknown key is only a
+# warning to it): ExecStart pointed at the extracted kwqctl.
+mkdir "$x/units"
+sed "s|=/usr/bin/kwqctl |=$r/usr/bin/kwqctl |" "$r/lib/systemd/system/kwq-metrics.service" \
+	>"$x/units/kwq-metrics.service"
+cp "$r/lib/systemd/system/kwq-metrics.timer" "$x/units/"
+if ! w=$(systemd-analyze verify --man=no "$x"/units/kwq-metrics.* 2>&1) || [ -n "$w" ]; then
+	die "systemd-analyze verify kwq-metrics.service kwq-metrics.timer: $w"
+fi
 # The man pages as man shows them: no warning from groff, a NAME section.
 for m in "$r"/usr/share/man/man*/*; do
 	w=$(MANWIDTH=80 man -l "$m" 2>&1 >/dev/null)

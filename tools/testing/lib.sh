@@ -92,7 +92,7 @@ KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[
 	ocaml:ocamlopt
 	linux-headers-amd64:/usr/share/doc/linux-headers-amd64
 	lcov:lcov lcov:genhtml gcc-12:gcov-12 ccache:/usr/lib/ccache/gcc
-	"${KWQ_PKGS_DEB[@]}" man-db:man)
+	"${KWQ_PKGS_DEB[@]}" man-db:man systemd:systemd-analyze)
 
 # kwq_ccache: compile through ccache (Debian's masquerade directory, so
 # kbuild's and the Makefiles' gcc and cc are ccache) with its cache under
