@@ -16,10 +16,12 @@ set -euo pipefail
 debs=$(realpath -m "$KWQ_OUT/deb")
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KWQ_ROOT/dkms.conf")
 
-# What git sees of the tree, build output aside.
+# What git sees of the tree, ignored files too (a build in the tree would
+# make them), but build/ and Python's caches (the harness's scripts, run
+# meanwhile by the VMs in the background).
 tree_state() {
 	git -C "$KWQ_ROOT" status --porcelain --ignored --untracked-files=all |
-		grep -v '^!! build/' || true
+		grep -v -e '^!! build/' -e '__pycache__/' || true
 }
 
 case ${1:?usage: deb-check.sh build|contents} in
