@@ -27,7 +27,14 @@
 #   make coverage        line and branch coverage of src/ (gcov, lcov): the
 #                        debug 6.12 VMs of make check alone; HTML in
 #                        $(KWQ_OUT)/coverage (Documentation/testing.rst)
-#   make install         module (modules_install), udev rule; for consumer
+#   make deb             Debian packages kwq-dkms, libkwq1, libkwq-dev, kwqctl
+#                        in $(KWQ_OUT)/deb, built from a copy of the tree
+#                        (tools/deb/deb.sh), then lintian
+#   make man             kwqctl.1, libkwq.3 and kwq.4 from Documentation/
+#                        (tools/man/mkman.py, docutils) in $(KWQ_OUT)/man
+#   make install         module (modules_install), udev rule (the kwq group
+#                        gets the device; the group is created when
+#                        DESTDIR is empty), man pages; for consumer
 #                        modules the kernel API header and Module.symvers in
 #                        KWQ_SRCDIR (/usr/src/kwq-VERSION, DKMS's layout); from
 #                        userspace/: headers, libkwq, pkg-config, kwqctl;
@@ -44,6 +51,7 @@ KWQ_OUT ?= $(CURDIR)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
 UDEVDIR ?= /lib/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
 KWQ_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 # What a consumer module builds against: KWQ_SRCDIR/include and
 # KWQ_SRCDIR/symvers/<kernel release>/Module.symvers. DKMS builds from a copy
@@ -53,7 +61,17 @@ KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
 .PHONY: all modules modules_clean clean check bench bench-host bench-host-tables demo kernel userspace install uninstall
-.PHONY: fuzz check-kcsan coverage
+.PHONY: fuzz check-kcsan coverage deb man
+
+# Man pages: NAME.SECTION from one page of Documentation/ each, with its
+# NAME line's description.
+MAN_PAGES := $(addprefix $(KWQ_OUT)/man/,kwqctl.1 libkwq.3 kwq.4)
+man_desc_kwqctl.1 := drive kwq queues from the shell
+man_desc_libkwq.3 := C library of the kwq keyed work queue
+man_desc_kwq.4 := the /dev/kwq keyed work queue device and its ioctls
+man_rst_kwqctl.1 := Documentation/kwqctl.rst
+man_rst_libkwq.3 := Documentation/libkwq.rst
+man_rst_kwq.4 := Documentation/ioctl.rst
 
 all: modules
 
@@ -97,10 +115,28 @@ check-kcsan:
 coverage:
 	KWQ_CHECK_ONLY=coverage tools/testing/check.sh
 
-install: modules userspace
+man: $(MAN_PAGES)
+
+.SECONDEXPANSION:
+$(KWQ_OUT)/man/%: $$(man_rst_%) tools/man/mkman.py dkms.conf
+	@mkdir -p $(@D)
+	@python3 -c 'import docutils' 2>/dev/null || { echo "error: the man" \
+		"pages need docutils: apt-get install python3-docutils" >&2; exit 1; }
+	tools/man/mkman.py $< $@ "$(man_desc_$*)" $(KWQ_VERSION)
+
+deb:
+	tools/deb/deb.sh
+
+install: modules userspace man
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=updates modules_install
 	install -D -m 644 tools/udev/60-kwq.rules $(DESTDIR)$(UDEVDIR)/60-kwq.rules
+	@# The rule gives the device to the group kwq (Documentation/security.rst).
+	if [ -z "$(DESTDIR)" ] && ! getent group kwq >/dev/null; then \
+		groupadd --system kwq; fi
+	for p in $(MAN_PAGES); do \
+		s=$${p##*.}; install -D -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; \
+	done
 	install -D -m 644 include/linux/kwq.h $(DESTDIR)$(KWQ_SRCDIR)/include/linux/kwq.h
 	install -D -m 644 include/uapi/linux/kwq.h \
 		$(DESTDIR)$(KWQ_SRCDIR)/include/uapi/linux/kwq.h
@@ -111,6 +147,8 @@ install: modules userspace
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/updates/kwq.ko*
 	rm -f $(DESTDIR)$(UDEVDIR)/60-kwq.rules
+	for p in $(notdir $(MAN_PAGES)); do \
+		rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
 	rm -f $(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE)/Module.symvers
 	rmdir $(DESTDIR)$(KWQ_SRCDIR)/symvers/$(KRELEASE) 2>/dev/null || true
 	@# The headers serve every kernel: they go with the last Module.symvers.

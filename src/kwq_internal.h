@@ -5,8 +5,6 @@
 #ifndef _KWQ_INTERNAL_H
 #define _KWQ_INTERNAL_H
 
-#define KWQ_VERSION "0.1.0"
-
 #include <linux/atomic.h>
 #include <linux/refcount.h>
 #include <linux/types.h>

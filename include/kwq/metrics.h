@@ -206,40 +206,63 @@ kwq_metrics_prios(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
 		   (unsigned long long)st->prios_other);
 }
 
+/* The samples of metric @m for queue @q's statistics @st. */
+static inline void
+kwq_metrics_samples(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
+		    void *ctx, const struct kwq_metric *m, const char *q,
+		    const struct kwq_stats_args *st)
+{
+	const void *v = (const char *)st + m->off;
+
+	switch (m->kind) {
+	case KWQ_METRIC_COUNT:
+		pr(ctx, "%s{name=\"%s\"} %llu\n", m->name, q,
+		   (unsigned long long)*(const __u64 *)v);
+		break;
+	case KWQ_METRIC_FLAG:
+		pr(ctx, "%s{name=\"%s\"} %u\n", m->name, q, *(const __u32 *)v);
+		break;
+	case KWQ_METRIC_SECONDS:
+		pr(ctx, "%s{name=\"%s\"} ", m->name, q);
+		kwq_metrics_seconds(pr, ctx, *(const __u64 *)v);
+		break;
+	case KWQ_METRIC_HIST:
+		kwq_metrics_hist(pr, ctx, m->name, q, v);
+		break;
+	case KWQ_METRIC_PRIOS:
+		kwq_metrics_prios(pr, ctx, m->name, q, st);
+		break;
+	}
+}
+
+/*
+ * The Prometheus text of @n queues, one exposition: each metric's HELP
+ * and TYPE once, then its samples of every queue, queue @qs[i]'s
+ * statistics @sts[i] with the label name="@qs[i]".
+ */
+static inline void
+kwq_metrics_render_all(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
+		       void *ctx, unsigned int n, const char *const *qs,
+		       const struct kwq_stats_args *sts)
+{
+	const struct kwq_metric *m;
+	unsigned int i;
+
+	for (m = kwq_metrics; m < kwq_metrics + ARRAY_SIZE(kwq_metrics); m++) {
+		pr(ctx, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help,
+		   m->name, m->type);
+		for (i = 0; i < n; i++)
+			kwq_metrics_samples(pr, ctx, m, qs[i], &sts[i]);
+	}
+}
+
 /* The Prometheus text of queue @q's statistics @st, label name="@q". */
 static inline void
 kwq_metrics_render(KWQ_METRICS_PR void (*pr)(void *ctx, const char *fmt, ...),
 		   void *ctx, const char *q,
 		   const struct kwq_stats_args *st)
 {
-	const struct kwq_metric *m;
-	const void *v;
-
-	for (m = kwq_metrics; m < kwq_metrics + ARRAY_SIZE(kwq_metrics); m++) {
-		v = (const char *)st + m->off;
-		pr(ctx, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help,
-		   m->name, m->type);
-		switch (m->kind) {
-		case KWQ_METRIC_COUNT:
-			pr(ctx, "%s{name=\"%s\"} %llu\n", m->name, q,
-			   (unsigned long long)*(const __u64 *)v);
-			break;
-		case KWQ_METRIC_FLAG:
-			pr(ctx, "%s{name=\"%s\"} %u\n", m->name, q,
-			   *(const __u32 *)v);
-			break;
-		case KWQ_METRIC_SECONDS:
-			pr(ctx, "%s{name=\"%s\"} ", m->name, q);
-			kwq_metrics_seconds(pr, ctx, *(const __u64 *)v);
-			break;
-		case KWQ_METRIC_HIST:
-			kwq_metrics_hist(pr, ctx, m->name, q, v);
-			break;
-		case KWQ_METRIC_PRIOS:
-			kwq_metrics_prios(pr, ctx, m->name, q, st);
-			break;
-		}
-	}
+	kwq_metrics_render_all(pr, ctx, 1, &q, st);
 }
 
 #endif /* _KWQ_METRICS_TABLE_H */

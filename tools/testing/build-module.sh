@@ -18,7 +18,7 @@ mkdir -p "$out"
 out=$(realpath "$out")
 rm -rf "$out/src"
 mkdir -p "$out/src"
-for d in Kbuild src include kunit; do
+for d in Kbuild dkms.conf src include kunit; do
 	[ -e "$KWQ_ROOT/$d" ] && cp -r "$KWQ_ROOT/$d" "$out/src/"
 done
 if ! make -C "$kdir" M="$out/src" W=1 "$@" modules >"$out/build.log" 2>&1; then

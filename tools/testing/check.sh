@@ -542,6 +542,18 @@ if [[ " $sections " == *" static "* ]]; then
 fi
 
 if [[ " $sections " == *" static "* ]]; then
+	# The Debian packages (make deb, about 1.5 min): built and lintian
+	# clean without a file written in the tree, then what each holds and
+	# that their man pages render (tools/testing/deb-check.sh). The stock
+	# 6.12 section builds kwq-dkms's own tree through DKMS.
+	need_pkgs "${KWQ_PKGS_DEB[@]}"
+	run_check "make deb: kwq-dkms, libkwq1, libkwq-dev, kwqctl build, lintian clean, the tree untouched" \
+		"$KWQ_ROOT/tools/testing/deb-check.sh" build
+	run_check "the packages hold what they must (dpkg-deb -c), their man pages render (man -l)" \
+		"$KWQ_ROOT/tools/testing/deb-check.sh" contents
+fi
+
+if [[ " $sections " == *" static "* ]]; then
 	# Every symbol other modules can call is documented where they look.
 	run_check "kernel-doc for every exported symbol" sh -c '
 		missing=
@@ -627,6 +639,10 @@ if [[ " $sections " == *" stock "* ]]; then
 			krel=${kdir#/usr/src/linux-headers-}
 			run_check "DKMS build against $krel" \
 				"$KWQ_ROOT/tools/testing/dkms-check.sh" "$krel" "$KWQ_OUT/dkms"
+			[[ " $sections " == *" static "* ]] &&
+				run_check "DKMS build of the kwq-dkms package's tree against $krel" \
+					"$KWQ_ROOT/tools/testing/dkms-check.sh" "$krel" "$KWQ_OUT/dkms-deb" \
+					"$KWQ_OUT"/deb/kwq-dkms_*_all.deb
 			run_check "make install/uninstall with DESTDIR and PREFIX" \
 				"$KWQ_ROOT/tools/testing/install-check.sh" "$kdir" "$krel" "$KWQ_OUT/install"
 		fi

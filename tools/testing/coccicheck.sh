@@ -37,7 +37,7 @@ fi
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cp -r "$KWQ_ROOT/Kbuild" "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" "$dir/"
+cp -r "$KWQ_ROOT/Kbuild" "$KWQ_ROOT/dkms.conf" "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" "$dir/"
 # The .c files that passed before leave the copy; the headers stay.
 find "$dir/src" "$dir/include" "$dir/kunit" -name '*.c' -delete
 for t in "${todo[@]}"; do

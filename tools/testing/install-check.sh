@@ -11,10 +11,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kdir=${1:?} krel=${2:?} out=${3:?}
+need_pkgs python3-docutils:rst2man man-db:man
 rm -rf "$out"
 mkdir -p "$out/tree" "$out/root"
 out=$(realpath "$out")
-(cd "$KWQ_ROOT" && cp -r Makefile Kbuild dkms.conf src include kunit userspace tools "$out/tree/")
+(cd "$KWQ_ROOT" && cp -r Makefile Kbuild dkms.conf src include kunit userspace tools \
+	Documentation "$out/tree/")
 dest=$out/root
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KWQ_ROOT/dkms.conf")
 kwqdir=$dest/usr/src/kwq-$ver
@@ -27,6 +29,11 @@ want=(
 	opt/kwq/include/libkwq.h
 	opt/kwq/bin/kwqctl
 	opt/kwq/share/bash-completion/completions/kwqctl
+	opt/kwq/share/man/man1/kwqctl.1
+	opt/kwq/share/man/man3/libkwq.3
+	opt/kwq/share/man/man4/kwq.4
+	opt/kwq/lib/systemd/system/kwq-metrics.service
+	opt/kwq/lib/systemd/system/kwq-metrics.timer
 	lib/udev/rules.d/60-kwq.rules
 	"usr/src/kwq-$ver/include/linux/kwq.h"
 	"usr/src/kwq-$ver/include/uapi/linux/kwq.h"
@@ -40,6 +47,15 @@ ls "$dest"/opt/kwq/lib*/libkwq.a "$dest"/opt/kwq/lib*/pkgconfig/libkwq.pc >/dev/
 grep -q '^prefix=/opt/kwq' "$dest"/opt/kwq/lib*/pkgconfig/libkwq.pc ||
 	die "libkwq.pc does not name PREFIX"
 modinfo -F description "$ko"
+grep -qx 'ExecStart=/opt/kwq/bin/kwqctl stats --all --prometheus -o /var/lib/prometheus/node-exporter/kwq.prom' \
+	"$dest/opt/kwq/lib/systemd/system/kwq-metrics.service" ||
+	die "kwq-metrics.service does not run the installed kwqctl"
+# The man pages render, without a warning from groff.
+for p in "$dest"/opt/kwq/share/man/man*/*; do
+	w=$(MANWIDTH=80 man -l "$p" 2>&1 >/dev/null)
+	[ -z "$w" ] || die "man -l $p: $w"
+	MANWIDTH=80 man -l "$p" | grep -q '^NAME' || die "man -l $p has no NAME"
+done
 grep -q '	kwq_create	' "$kwqdir/symvers/$krel/Module.symvers" ||
 	die "the installed Module.symvers does not export kwq_create"
 # A consumer module needs nothing else.

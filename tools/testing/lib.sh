@@ -80,6 +80,9 @@ KWQ_PKGS_VM=(qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio
 KWQ_PKGS_STOCK612=(linux-headers-6.12-amd64:/usr/share/doc/linux-headers-6.12-amd64)
 KWQ_PKGS_KERNEL=(flex:flex bison:bison bc:bc xz-utils:xz libelf-dev:/usr/include/libelf.h
 	libssl-dev:/usr/include/openssl/ssl.h linux-source-6.12:/usr/src/linux-source-6.12.tar.xz)
+# make deb (tools/deb/deb.sh); the man pages need python3-docutils alone.
+KWQ_PKGS_DEB=(dpkg-dev:dpkg-buildpackage debhelper:dh dh-dkms:dh_dkms
+	python3-docutils:rst2man lintian:lintian fakeroot:fakeroot cpio:cpio)
 # ocaml: spatch compiles the OCaml script rules of some of the kernel's
 # semantic patches with ocamlopt, which coccinelle does not depend on.
 # shellcheck disable=SC2034 # for the scripts that source this
@@ -88,7 +91,8 @@ KWQ_PKGS_CHECK=("${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[
 	shellcheck:shellcheck dkms:dkms kmod:/bin/kmod coccinelle:spatch
 	ocaml:ocamlopt
 	linux-headers-amd64:/usr/share/doc/linux-headers-amd64
-	lcov:lcov lcov:genhtml gcc-12:gcov-12 ccache:/usr/lib/ccache/gcc)
+	lcov:lcov lcov:genhtml gcc-12:gcov-12 ccache:/usr/lib/ccache/gcc
+	"${KWQ_PKGS_DEB[@]}" man-db:man systemd:systemd-analyze)
 
 # kwq_ccache: compile through ccache (Debian's masquerade directory, so
 # kbuild's and the Makefiles' gcc and cc are ccache) with its cache under

@@ -5,6 +5,7 @@
  * batch stopped at: each prints its own error.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,6 +54,38 @@ int on_queue(const struct cmd_ctx *ctx, const char *queue,
 	}
 	close(fd);
 	return EX_OK;
+}
+
+/*
+ * The queues of the caller's IPC namespace into @ql (its names NULL on
+ * failure). 0, or -1 after printing the error.
+ */
+int list_queues(const struct cmd_ctx *ctx, struct queue_list *ql)
+{
+	unsigned int cap = 64;
+	int fd;
+
+	ql->names = NULL;
+	fd = open_dev(ctx);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		free(ql->names);
+		ql->names = calloc(cap, KWQ_NAME_LEN);
+		ql->nr = ql->names ? kwq_list(fd, ql->names, cap) : -1;
+		if (ql->nr < 0) {
+			err_errno(errno, NULL);
+			free(ql->names);
+			ql->names = NULL;
+			close(fd);
+			return -1;
+		}
+		if ((unsigned int)ql->nr <= cap)
+			break;
+		cap = (unsigned int)ql->nr + 16;
+	}
+	close(fd);
+	return 0;
 }
 
 /* Check @n command-line keys' lengths; prints the usage error. 0 or -1. */

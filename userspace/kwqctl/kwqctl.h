@@ -123,6 +123,17 @@ void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* device.c */
 int open_dev(const struct cmd_ctx *ctx);
 int attach(const struct cmd_ctx *ctx, const char *queue);
+/**
+ * struct queue_list - what list_queues() found
+ * @names: the queue names, malloc'ed (free() it)
+ * @nr: their number
+ */
+struct queue_list {
+	char (*names)[KWQ_NAME_LEN];
+	int nr;
+};
+
+int list_queues(const struct cmd_ctx *ctx, struct queue_list *ql);
 int check_keys(char **keys, int n);
 int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio);
 void batch_error(int e, char **keys, unsigned int nr, unsigned int done);

@@ -53,8 +53,10 @@ static const struct cmd commands[] = {
 	  .desc = "Shut the queue down: no more adds, delayed keys dropped.\n",
 	  .opts = shutdown_opts },
 	{ .name = "stats", .fn = cmd_stats,
-	  .usage = "QUEUE [--json | --prometheus]",
-	  .desc = "Print the queue's counters as a table, JSON or Prometheus text.\n",
+	  .usage = "[QUEUE] [--all] [--json | --prometheus] [-o FILE]",
+	  .desc = "Print the queue's counters as a table, JSON or Prometheus text;\n"
+		  "with --all those of every queue this user may open (the others\n"
+		  "are left out), in Prometheus text as one exposition.\n",
 	  .opts = stats_opts },
 	{ .name = "work", .fn = cmd_work,
 	  .usage = "QUEUE [-j N] [--max-retries N] [--heartbeat DUR] -- CMD [ARG...]",

@@ -150,34 +150,17 @@ int cmd_destroy(const struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_list(const struct cmd_ctx *ctx, int argc, char **argv)
 {
-	char (*names)[KWQ_NAME_LEN] = NULL;
-	unsigned int cap = 64;
+	struct queue_list ql;
 	struct cmd_args a;
-	int fd, n, i;
+	int i;
 
 	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
 		return a.rc;
-	fd = open_dev(ctx);
-	if (fd < 0)
+	if (list_queues(ctx, &ql))
 		return EX_ERR;
-	for (;;) {
-		free(names);
-		names = calloc(cap, KWQ_NAME_LEN);
-		n = names ? kwq_list(fd, names, cap) : -1;
-		if (n < 0) {
-			err_errno(errno, NULL);
-			free(names);
-			close(fd);
-			return EX_ERR;
-		}
-		if ((unsigned int)n <= cap)
-			break;
-		cap = (unsigned int)n + 16;
-	}
-	for (i = 0; i < n; i++)
-		printf("%.*s\n", KWQ_NAME_LEN, names[i]);
-	free(names);
-	close(fd);
+	for (i = 0; i < ql.nr; i++)
+		printf("%.*s\n", KWQ_NAME_LEN, ql.names[i]);
+	free(ql.names);
 	return EX_OK;
 }
 

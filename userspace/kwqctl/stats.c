@@ -2,11 +2,19 @@
 /*
  * kwqctl: stats, the queue's counters as a table, one line of JSON or
  * Prometheus text (the queue's debugfs metrics file, byte for byte: both
- * come from include/kwq/metrics.h, through libkwq).
+ * come from include/kwq/metrics.h, through libkwq). With --all, those of
+ * every queue the caller may attach to, the Prometheus text as one
+ * exposition; -o FILE replaces FILE atomically (a temporary file beside
+ * it, then rename()), as node_exporter's textfile collector needs.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kwq/metrics.h"
 #include "kwqctl.h"
@@ -42,89 +50,109 @@ static const struct stat_field {
 #define NFIELDS ARRAY_SIZE(stat_fields)
 #define FIELD(st, f) (*(const __u64 *)((const char *)(st) + (f)->off))
 
-static void print_json_hist(const char *name, const struct kwq_stats_hist *h)
+static void print_json_hist(FILE *f, const char *name,
+			    const struct kwq_stats_hist *h)
 {
 	int i;
 
-	printf(",\"%s\":{\"le\":[", name);
+	fprintf(f, ",\"%s\":{\"le\":[", name);
 	for (i = 0; i < KWQ_STATS_BUCKETS; i++)
-		printf("%s%llu", i ? "," : "", (unsigned long long)h->le[i]);
-	printf("],\"count\":%llu,\"sum_ns\":%llu}",
-	       (unsigned long long)h->count, (unsigned long long)h->sum_ns);
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)h->le[i]);
+	fprintf(f, "],\"count\":%llu,\"sum_ns\":%llu}",
+		(unsigned long long)h->count, (unsigned long long)h->sum_ns);
 }
 
-static void print_json(const char *q, const struct kwq_stats_args *st)
+static void print_json(FILE *f, const char *q, const struct kwq_stats_args *st)
 {
 	unsigned int i;
 
-	printf("{\"name\":\"%s\"", q);
+	fprintf(f, "{\"name\":\"%s\"", q);
 	for (i = 0; i < NFIELDS; i++)
-		printf(",\"%s\":%llu", stat_fields[i].name,
-		       (unsigned long long)FIELD(st, &stat_fields[i]));
-	print_json_hist("queue_duration", &st->queue_duration);
-	print_json_hist("work_duration", &st->work_duration);
-	printf(",\"priorities\":[");
+		fprintf(f, ",\"%s\":%llu", stat_fields[i].name,
+			(unsigned long long)FIELD(st, &stat_fields[i]));
+	print_json_hist(f, "queue_duration", &st->queue_duration);
+	print_json_hist(f, "work_duration", &st->work_duration);
+	fprintf(f, ",\"priorities\":[");
 	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
-		printf("%s{\"priority\":%d,\"depth\":%llu}", i ? "," : "",
-		       st->prios[i].priority,
-		       (unsigned long long)st->prios[i].len);
-	printf("],\"priorities_other\":%llu",
-	       (unsigned long long)st->prios_other);
-	printf(",\"shutting_down\":%s}\n",
-	       st->shutting_down ? "true" : "false");
+		fprintf(f, "%s{\"priority\":%d,\"depth\":%llu}", i ? "," : "",
+			st->prios[i].priority,
+			(unsigned long long)st->prios[i].len);
+	fprintf(f, "],\"priorities_other\":%llu",
+		(unsigned long long)st->prios_other);
+	fprintf(f, ",\"shutting_down\":%s}\n",
+		st->shutting_down ? "true" : "false");
 }
 
-static void print_table_hist(const char *name, const struct kwq_stats_hist *h)
+static void print_table_hist(FILE *f, const char *name,
+			     const struct kwq_stats_hist *h)
 {
 	int i;
 
-	printf("%-24s count %llu, sum ", name, (unsigned long long)h->count);
-	kwq_metrics_seconds(kwq_metrics_stdio, stdout, h->sum_ns);
+	fprintf(f, "%-24s count %llu, sum ", name, (unsigned long long)h->count);
+	kwq_metrics_seconds(kwq_metrics_stdio, f, h->sum_ns);
 	for (i = 0; i < KWQ_STATS_BUCKETS; i++)
-		printf("%-24s le %-6s %llu\n", "", kwq_metrics_le[i],
-		       (unsigned long long)h->le[i]);
+		fprintf(f, "%-24s le %-6s %llu\n", "", kwq_metrics_le[i],
+			(unsigned long long)h->le[i]);
 }
 
-static void print_table(const char *q, const struct kwq_stats_args *st)
+static void print_table(FILE *f, const char *q, const struct kwq_stats_args *st)
 {
 	unsigned int i;
 
-	printf("%-24s %s\n", "queue", q);
+	fprintf(f, "%-24s %s\n", "queue", q);
 	for (i = 0; i < NFIELDS; i++)
-		printf("%-24s %llu\n", stat_fields[i].name,
-		       (unsigned long long)FIELD(st, &stat_fields[i]));
-	print_table_hist("queue_duration", &st->queue_duration);
-	print_table_hist("work_duration", &st->work_duration);
+		fprintf(f, "%-24s %llu\n", stat_fields[i].name,
+			(unsigned long long)FIELD(st, &stat_fields[i]));
+	print_table_hist(f, "queue_duration", &st->queue_duration);
+	print_table_hist(f, "work_duration", &st->work_duration);
 	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
-		printf("%-24s priority %d: %llu\n", "ready_by_priority",
-		       st->prios[i].priority,
-		       (unsigned long long)st->prios[i].len);
+		fprintf(f, "%-24s priority %d: %llu\n", "ready_by_priority",
+			st->prios[i].priority,
+			(unsigned long long)st->prios[i].len);
 	if (st->prios_other)
-		printf("%-24s other: %llu\n", "ready_by_priority",
-		       (unsigned long long)st->prios_other);
-	printf("%-24s %s\n", "shutting_down", st->shutting_down ? "yes" : "no");
+		fprintf(f, "%-24s other: %llu\n", "ready_by_priority",
+			(unsigned long long)st->prios_other);
+	fprintf(f, "%-24s %s\n", "shutting_down", st->shutting_down ? "yes" : "no");
 }
 
-enum { STATS_JSON, STATS_PROMETHEUS, STATS_NR_OPTS };
+enum { STATS_JSON, STATS_PROMETHEUS, STATS_ALL, STATS_OUTPUT, STATS_NR_OPTS };
 
 const struct cmd_opt stats_opts[] = {
-	[STATS_JSON] = { "json", 0, NULL, "one line of JSON" },
+	[STATS_JSON] = { "json", 0, NULL, "one line of JSON (a line a queue)" },
 	[STATS_PROMETHEUS] = { "prometheus", 0, NULL,
 		"Prometheus text, as the queue's debugfs metrics file" },
+	[STATS_ALL] = { "all", 0, NULL,
+		"every queue this user may open, instead of QUEUE;\n"
+		"with --prometheus one exposition of them all" },
+	[STATS_OUTPUT] = { "output", 'o', "FILE",
+		"replace FILE atomically (temporary file, rename)\n"
+		"instead of writing to stdout" },
 	[STATS_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
-/* The format: -1 the table, else STATS_JSON or STATS_PROMETHEUS. */
+struct stats_args {
+	int fmt;		/* -1 the table, else STATS_JSON or STATS_PROMETHEUS */
+	bool all;
+	const char *output;
+};
+
 static int stats_opt(void *st, int opt, const char *val)
 {
-	int *fmt = st;
+	struct stats_args *s = st;
 
-	(void)val;
-	if (*fmt >= 0 && *fmt != opt) {
+	switch (opt) {
+	case STATS_ALL:
+		s->all = true;
+		return 0;
+	case STATS_OUTPUT:
+		s->output = val;
+		return 0;
+	}
+	if (s->fmt >= 0 && s->fmt != opt) {
 		err_usage("--json and --prometheus exclude each other");
 		return -1;
 	}
-	*fmt = opt;
+	s->fmt = opt;
 	return 0;
 }
 
@@ -133,26 +161,155 @@ static int stats_op(int fd, void *st)
 	return kwq_stats(fd, st);
 }
 
+/* @n queues' statistics to @f in format @fmt. */
+static void print_stats(FILE *f, int fmt, unsigned int n,
+			const char *const *names,
+			const struct kwq_stats_args *sts)
+{
+	unsigned int i;
+
+	if (fmt == STATS_PROMETHEUS) {
+		kwq_metrics_render_all(kwq_metrics_stdio, f, n, names, sts);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (fmt == STATS_JSON) {
+			print_json(f, names[i], &sts[i]);
+			continue;
+		}
+		if (i)
+			fputc('\n', f);
+		print_table(f, names[i], &sts[i]);
+	}
+}
+
+/*
+ * The statistics of every queue this user may attach to: *@names and
+ * *@sts (malloc'ed, the names point into @ql's), their number, or -1
+ * after printing the error. A queue that refuses us (EACCES) or goes
+ * away meanwhile (ENOENT, EIDRM) is left out.
+ */
+static int stats_all(const struct cmd_ctx *ctx, struct queue_list *ql,
+		     const char ***names, struct kwq_stats_args **sts)
+{
+	int i, fd, nr, n = 0;
+
+	if (list_queues(ctx, ql))
+		return -1;
+	nr = ql->nr;
+	*names = calloc(nr ? nr : 1, sizeof(**names));
+	*sts = calloc(nr ? nr : 1, sizeof(**sts));
+	if (!*names || !*sts) {
+		err_errno(ENOMEM, NULL);
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		fd = open_dev(ctx);
+		if (fd < 0)
+			return -1;
+		if (kwq_open(fd, ql->names[i]) == 0 && kwq_stats(fd, &(*sts)[n]) == 0) {
+			(*names)[n++] = ql->names[i];
+		} else if (errno != EACCES && errno != ENOENT && errno != EIDRM) {
+			err_errno(errno, "queue %s", ql->names[i]);
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return n;
+}
+
+/*
+ * Print to @path through a temporary file beside it, renamed over it
+ * once complete: a reader sees the old file or the new one, whole.
+ */
+static int print_to_file(const char *path, int fmt, unsigned int n,
+			 const char *const *names,
+			 const struct kwq_stats_args *sts)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + sizeof(".XXXXXX"));
+	FILE *f = NULL;
+	int fd, e;
+
+	if (!tmp) {
+		err_errno(ENOMEM, NULL);
+		return EX_ERR;
+	}
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".XXXXXX", sizeof(".XXXXXX"));
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err_errno(errno, "%s", tmp);
+		free(tmp);
+		return EX_ERR;
+	}
+	/* mkstemp() makes it 0600: others (node_exporter) read it. */
+	if (fchmod(fd, 0644) == 0)
+		f = fdopen(fd, "w");
+	if (f) {
+		print_stats(f, fmt, n, names, sts);
+		if (fflush(f) == 0 && !ferror(f) && fsync(fd) == 0) {
+			if (fclose(f) == 0 && rename(tmp, path) == 0) {
+				free(tmp);
+				return EX_OK;
+			}
+			f = NULL;
+		}
+	}
+	e = errno;
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	unlink(tmp);
+	err_errno(e, "%s", path);
+	free(tmp);
+	return EX_ERR;
+}
+
+static int print_to_stdout(int fmt, unsigned int n, const char *const *names,
+			   const struct kwq_stats_args *sts)
+{
+	print_stats(stdout, fmt, n, names, sts);
+	return fflush(stdout) ? EX_ERR : EX_OK;
+}
+
 int cmd_stats(const struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct kwq_stats_args st;
+	struct stats_args s = { .fmt = -1 };
+	struct queue_list ql = { NULL, 0 };
+	struct kwq_stats_args one, *sts = &one;
+	const char **names = NULL;
 	struct cmd_args a;
-	int fmt = -1;
+	int n = 1, rc;
 
-	if (cmd_parse(ctx, argc, argv, stats_opt, &fmt, &a))
+	if (cmd_parse(ctx, argc, argv, stats_opt, &s, &a))
 		return a.rc;
-	if (on_queue(ctx, a.pos[0], stats_op, &st))
-		return EX_ERR;
-	switch (fmt) {
-	case STATS_JSON:
-		print_json(a.pos[0], &st);
-		break;
-	case STATS_PROMETHEUS:
-		kwq_stats_prometheus(stdout, a.pos[0], &st);
-		break;
-	default:
-		print_table(a.pos[0], &st);
-		break;
+	if (s.all ? a.npos > 0 : a.npos == 0) {
+		err_usage("give QUEUE or --all");
+		return EX_USAGE;
 	}
-	return fflush(stdout) ? EX_ERR : EX_OK;
+	if (s.all) {
+		n = stats_all(ctx, &ql, &names, &sts);
+	} else {
+		names = malloc(sizeof(*names));
+		if (names)
+			names[0] = a.pos[0];
+		else
+			err_errno(ENOMEM, NULL);
+		if (!names || on_queue(ctx, a.pos[0], stats_op, &one))
+			n = -1;
+	}
+	if (n < 0)
+		rc = EX_ERR;
+	else if (s.output)
+		rc = print_to_file(s.output, s.fmt, n, names, sts);
+	else
+		rc = print_to_stdout(s.fmt, n, names, sts);
+	if (sts != &one)
+		free(sts);
+	free(names);
+	free(ql.names);
+	return rc;
 }

@@ -3,12 +3,13 @@
 # kwqctl end to end, in the test VM (busybox sh, kwqctl in PATH): every
 # command, exit statuses, exact limiter delays, delay order, detached
 # get/done across processes, drain, work (retries, -j, kill -9 returns
-# its leases), batch (output as alone, stops, --force, no fd left open). Prints KTAP (tests/ktap.sh).
+# its leases), batch (output as alone, stops, --force, no fd left open),
+# stats --all as one Prometheus exposition. Prints KTAP (tests/ktap.sh).
 K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 94 150
+ktap_begin kwq_kwqctl 101 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -156,6 +157,102 @@ if [ $rc = 0 ] && [ -z "$bad" ] && grep -q "^workqueue_depth{name=\"$Q-cap\"} 1\
 	fail stats_prometheus "bad lines '$bad' in: $(cat $T/out)"; fi
 rc_is stats_json_and_prometheus_usage 2 $K stats $Q-cap --json --prometheus
 $K destroy $Q-cap
+
+# --- stats --all: every queue the caller may open, one exposition -------
+# prom_check FILE: FILE read strictly as Prometheus text (format 0.0.4):
+# one HELP and one TYPE per family, before its samples; each family's
+# samples together and its own (a histogram's _bucket, _sum, _count);
+# labels name="value"; a number as value; no sample twice. Prints the
+# first line that breaks a rule.
+prom_check() {
+	awk '
+	function bad(m) { print "line " NR ": " m ": " $0; err = 1; exit 1 }
+	/^# HELP / {
+		if (NF < 4) bad("HELP without text")
+		if ($3 in help) bad("second HELP of " $3)
+		if ($3 in seen) bad("family " $3 " again")
+		help[$3] = 1; seen[$3] = 1; fam = $3; next
+	}
+	/^# TYPE / {
+		if ($3 != fam) bad("TYPE without its HELP before")
+		if ($3 in type) bad("second TYPE of " $3)
+		if (NF != 4 || $4 !~ /^(counter|gauge|histogram|summary|untyped)$/) bad("bad TYPE")
+		type[$3] = $4; next
+	}
+	/^#/ { next }
+	{
+		if (!match($0, /^[a-zA-Z_:][a-zA-Z0-9_:]*/)) bad("no metric name")
+		name = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1); base = name
+		if (fam == "" || !(fam in type)) bad("sample before its TYPE")
+		if (type[fam] == "histogram") sub(/_(bucket|sum|count)$/, "", base)
+		if (base != fam) bad("sample of " name " in family " fam)
+		labels = ""
+		if (substr(rest, 1, 1) == "{") {
+			if (!match(rest, /^[{][a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*")*[}]/))
+				bad("bad labels")
+			labels = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1)
+		}
+		if (rest !~ /^ (-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?|[-+]Inf|NaN)$/) bad("bad value")
+		if ((name labels) in sample) bad("second sample")
+		sample[name labels] = 1
+	}
+	END { if (!err && NR == 0) { print "empty"; exit 1 } }' "$1"
+}
+P=$Q-pa R=$Q-pb
+$K create $P --mode 0600
+$K create $R --mode 0666
+$K add $P k1 k2
+$K add $R k1
+run $K stats --all --prometheus
+why=$(prom_check $T/out)
+if [ $rc = 0 ] && [ -z "$why" ] && grep -q "^workqueue_depth{name=\"$P\"} 2\$" $T/out &&
+	grep -q "^workqueue_depth{name=\"$R\"} 1\$" $T/out &&
+	grep -q "^workqueue_queue_duration_seconds_bucket{name=\"$R\",le=\"+Inf\"} 0\$" $T/out; then
+	pass stats_all_prometheus_one_exposition
+else fail stats_all_prometheus_one_exposition "exit $rc: $why; stderr: $(cat $T/err)"; fi
+# The checker itself: two queues' texts one after the other are not one
+# exposition.
+{ $K stats $P --prometheus; $K stats $R --prometheus; } >$T/two
+why=$(prom_check $T/two)
+case $why in
+*"second HELP of workqueue_depth"*) pass prom_check_refuses_two_expositions ;;
+*) fail prom_check_refuses_two_expositions "checker said '$why'" ;;
+esac
+# -o FILE: the same text, through a new file renamed over FILE (a link
+# to the old one keeps the old text), readable by node_exporter.
+echo old >$T/kwq.prom
+ln $T/kwq.prom $T/kwq.old
+run $K stats --all --prometheus -o $T/kwq.prom
+$K stats --all --prometheus >$T/again
+left=
+for f in $T/kwq.prom.*; do [ -e "$f" ] && left="$left $f"; done
+if [ $rc = 0 ] && [ ! -s $T/out ] && [ "$(cat $T/kwq.old)" = old ] &&
+	[ "$(grep "\"$Q-p" $T/kwq.prom)" = "$(grep "\"$Q-p" $T/again)" ] &&
+	[ -z "$(prom_check $T/kwq.prom)" ] && [ "$(stat -c %a $T/kwq.prom)" = 644 ] &&
+	[ -z "$left" ]; then pass stats_output_renamed_over_file
+else fail stats_output_renamed_over_file "exit $rc, mode $(stat -c %a $T/kwq.prom), left:$left"; fi
+err_is stats_output_missing_dir 1 ENOENT $K stats --all --prometheus -o $T/nodir/kwq.prom
+# An unprivileged user sees the queues it may open: $R (0666), not root's
+# $P (0600).
+# su needs the user in /etc/passwd (and /etc/group): the VM has no /etc.
+made_etc=
+if [ ! -e /etc/passwd ]; then
+	made_etc=1
+	mkdir -p /etc
+	echo 'kwqtest:x:64001:64001:kwq test:/tmp:/bin/sh' >/etc/passwd
+	echo 'kwqtest:x:64001:' >/etc/group
+fi
+su -s /bin/sh kwqtest -c "$(command -v $K) stats --all --prometheus" >$T/user 2>$T/err
+rc=$?
+[ -z "$made_etc" ] || rm -f /etc/passwd /etc/group
+why=$(prom_check $T/user)
+if [ $rc = 0 ] && [ -z "$why" ] && grep -q "^workqueue_depth{name=\"$R\"} 1\$" $T/user &&
+	! grep -q "\"$P\"" $T/user; then pass stats_all_unprivileged_sees_its_queues
+else fail stats_all_unprivileged_sees_its_queues "exit $rc: $why; stderr: $(cat $T/err)"; fi
+rc_is stats_all_and_queue_usage 2 $K stats $R --all
+rc_is stats_no_queue_usage 2 $K stats --prometheus
+$K destroy $P
+$K destroy $R
 
 # --- drain, shutdown, destroy ------------------------------------------
 $K add $Q x
