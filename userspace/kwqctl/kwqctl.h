@@ -123,6 +123,7 @@ void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* device.c */
 int open_dev(const struct cmd_ctx *ctx);
 int attach(const struct cmd_ctx *ctx, const char *queue);
+int check_key(const char *key);
 int check_keys(char **keys, int n);
 int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio);
 void batch_error(int e, char **keys, unsigned int nr, unsigned int done);
