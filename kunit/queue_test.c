@@ -404,11 +404,12 @@ static void kubernetes_and_1024_byte_keys_pass_every_call(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, (size_t)KWQ_KEY_MAX, (size_t)1024);
 	q = kt_create(test, &cfg, &c);
-	key = kunit_kzalloc(test, 1025, GFP_KERNEL);
+	/* Room for the batch's keys at key + 0, 1 and 2. */
+	key = kunit_kzalloc(test, 1024 + 2, GFP_KERNEL);
 	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, key);
 	KUNIT_ASSERT_NOT_NULL(test, info);
-	for (i = 0; i < 1025; i++)
+	for (i = 0; i < 1024 + 2; i++)
 		key[i] = i * 13 + 5;
 	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		len = lens[i];

@@ -21,19 +21,6 @@ static unsigned char got[KWQ_KEY_LEN_MAX + 1];
 static uint64_t recs[64 * KWQ_REC_SIZE_MAX / 8];
 static uint64_t infos[16 * KWQ_INFO_REC_SIZE_MAX / 8];
 
-/* A queue with a dead set after one retry and a 1 us limiter. */
-static int keys_queue(void)
-{
-	struct kwq_queue_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.nr_limits = 1;
-	o.limits[0].type = KWQ_LIMIT_EXPONENTIAL;
-	o.limits[0].a = 1000;
-	o.limits[0].b = 1000;
-	o.max_retries = 1;
-	return kt_queue("keys", &o, NULL);
-}
 
 /* Take one key (waiting up to 5 s); 1 if it is @len bytes of @key. */
 static int take_is(int fd, const void *key, size_t len)
@@ -67,18 +54,28 @@ static int recs_are(const void *buf, size_t used, int nr,
 	return off == used;
 }
 
-/* One-key ioctl through a raw record of @len bytes (libkwq refuses 1025). */
-static int raw_keys(int fd, unsigned long cmd, const void *key, uint32_t len)
+/*
+ * A record of @len bytes of @key, any length (libkwq refuses 1025), in a
+ * static buffer; its address.
+ */
+static uint64_t raw_rec(const void *key, uint32_t len)
 {
 	static uint64_t rec[KWQ_REC_SIZE(TOO_LONG) / 8];
-	struct kwq_keys_args a;
 	struct kwq_rec h = { len, 0 };
 
 	memset(rec, 0, sizeof(rec));
 	memcpy(rec, &h, sizeof(h));
 	memcpy((char *)rec + sizeof(h), key, len);
+	return (uintptr_t)rec;
+}
+
+/* One-key ioctl through a raw record. */
+static int raw_keys(int fd, unsigned long cmd, const void *key, uint32_t len)
+{
+	struct kwq_keys_args a;
+
 	memset(&a, 0, sizeof(a));
-	a.recs = (uintptr_t)rec;
+	a.recs = raw_rec(key, len);
 	a.recs_len = KWQ_REC_SIZE(len);
 	a.nr = 1;
 	return ioctl(fd, cmd, &a);
@@ -86,15 +83,10 @@ static int raw_keys(int fd, unsigned long cmd, const void *key, uint32_t len)
 
 static int raw_done_get(int fd, const void *key, uint32_t len)
 {
-	static uint64_t rec[KWQ_REC_SIZE(TOO_LONG) / 8];
 	struct kwq_done_get_args a;
-	struct kwq_rec h = { len, 0 };
 
-	memset(rec, 0, sizeof(rec));
-	memcpy(rec, &h, sizeof(h));
-	memcpy((char *)rec + sizeof(h), key, len);
 	memset(&a, 0, sizeof(a));
-	a.done_recs = (uintptr_t)rec;
+	a.done_recs = raw_rec(key, len);
 	a.done_len = KWQ_REC_SIZE(len);
 	a.done_nr = 1;
 	a.get.recs = (uintptr_t)recs;
@@ -376,7 +368,8 @@ int main(void)
 		   KWQ_REC_SIZE_MAX_VER1 == 264 &&
 		   KWQ_INFO_REC_SIZE_MAX_VER1 == KWQ_INFO_REC_SIZE(256),
 		   "limits", "KWQ_KEY_LEN_MAX %d", KWQ_KEY_LEN_MAX);
-	fd = keys_queue();
+	/* A dead set after one retry; requeued keys due at once. */
+	fd = kt_dead_queue("keys", 1, 0);
 	one_key_calls(fd, 317);
 	one_key_calls(fd, 1024);
 	batch_calls(fd, 317);
