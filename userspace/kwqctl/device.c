@@ -84,14 +84,19 @@ int check_keys(char **keys, int n)
 	return 0;
 }
 
-/* Pack @n command-line keys, each with priority @prio. */
+/*
+ * Pack @n command-line keys, each with priority @prio. 0, or -1 with
+ * errno EINVAL after the usage error of a bad key, else after the error.
+ */
 int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (check_key(keys[i]))
+		if (check_key(keys[i])) {
+			errno = EINVAL;
 			return -1;
+		}
 		if (kwq_recbuf_push_str(rb, keys[i], prio) < 0) {
 			err_errno(errno, NULL);
 			return -1;

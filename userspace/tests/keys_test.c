@@ -202,6 +202,7 @@ static void batch_calls(int fd, size_t len)
 	snprintf(name, sizeof(name), "batch_done_forget_remove_%zu", len);
 	ok = kwq_done_batch(fd, &rb, &done) == 0 && done == 4 &&
 	     kwq_forget_batch(fd, &rb, &done) == 0 && done == 4 &&
+	     kwq_add_batch(fd, &rb, NULL, &done) == 0 && kt_len(fd) == 4 &&
 	     kwq_remove_batch(fd, &rb, &done) == 0 && done == 4 &&
 	     kt_len(fd) == 0;
 	ktap_check(ok, name, "done %u errno %s", done, kt_ename(errno));
