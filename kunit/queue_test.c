@@ -413,10 +413,10 @@ static void kubernetes_and_1024_byte_keys_pass_every_call(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		len = lens[i];
 		/* One key: add, inspect, get, done, rate-limited add. */
-		KUNIT_EXPECT_EQ(test, 0, kwq_add(q, key, len));
-		KUNIT_EXPECT_EQ(test, 0, kwq_inspect(q, key, len, info));
+		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, key, len));
+		KUNIT_ASSERT_EQ(test, 0, kwq_inspect(q, key, len, info));
 		KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, info->state);
-		KUNIT_EXPECT_EQ(test, (size_t)info->key_len, len);
+		KUNIT_ASSERT_EQ(test, (size_t)info->key_len, len);
 		KUNIT_EXPECT_MEMEQ(test, info->key, key, len);
 		KUNIT_ASSERT_EQ(test, 0,
 				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &items[0]));
