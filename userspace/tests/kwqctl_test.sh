@@ -419,12 +419,12 @@ for i in 1 2 3 4 5 6 7 8 9 10; do k1024=$k1024$k1024; done
 k317=$(echo "$k1024" | cut -c1-63)/$(echo "$k1024" | cut -c1-253)
 $K create $L
 rc_is add_1024_and_317_byte_keys 0 $K add $L "$k1024" "$k317"
-out_is get_1024_byte_key "$k1024" $K get $L
+out_is get_1024_byte_key "$k1024" $K get $L --timeout 5s
 run $K inspect $L "$k1024"
 [ "$(cut -d' ' -f1-2 $T/out)" = "$k1024 processing" ] && pass inspect_1024_byte_key ||
 	fail inspect_1024_byte_key "exit $rc: $(cut -c1-80 $T/out)"
 rc_is done_1024_byte_key 0 $K done $L "$k1024"
-out_is get_317_byte_key "$k317" $K get $L
+out_is get_317_byte_key "$k317" $K get $L --timeout 5s
 run $K add $L "${k1024}k"
 if [ "$rc" = 2 ] && grep -q "key of 1025 bytes is too long (keys are 1..1024 bytes)" $T/err &&
 	[ "$($K len $L)" = 0 ]; then pass add_1025_byte_key_usage_names_length
