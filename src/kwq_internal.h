@@ -94,7 +94,8 @@ int kwq_check_publish(struct kwq *q);
  *	is taken only if its record (KWQ_REC_SIZE() of its length) fits, and
  *	its size is taken off. The first key that does not fit stays ready,
  *	first of its level, and sets *@room to 0: the get ends with the keys
- *	taken before it, or -EMSGSIZE if none was.
+ *	taken before it, or -EMSGSIZE if none was. A get waiting for
+ *	@min_nr keys stops waiting once the room takes no record.
  */
 struct kwq_get_ctl {
 	const bool *abort;

@@ -1639,6 +1639,12 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 	return got;
 }
 
+/* Whether @ctl's room, if any, can still take the smallest record. */
+static bool kwq_room_left(const struct kwq_get_ctl *ctl)
+{
+	return !ctl || !ctl->room || *ctl->room >= KWQ_REC_SIZE(1);
+}
+
 /* For dev.c: kwq_get_batch() as @ctl says; see kwq_internal.h. */
 int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		      s64 timeout_ns, struct kwq_item *items,
@@ -1665,9 +1671,12 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		if (got == -EAGAIN)
 			got = kwq_get_wait(q, owner, expires, items, max_nr,
 					   ctl);
-		/* Fewer than @min_nr: take more as they come, until the timeout. */
+		/*
+		 * Fewer than @min_nr: take more as they come, until the
+		 * timeout, while there is room for them.
+		 */
 		n = max(got, 0);
-		while (got > 0 && n < min_nr) {
+		while (got > 0 && n < min_nr && kwq_room_left(ctl)) {
 			got = kwq_get_wait(q, owner, expires, items + n,
 					   max_nr - n, ctl);
 			if (got > 0)

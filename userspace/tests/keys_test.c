@@ -286,6 +286,7 @@ static void version1_buffers(int fd)
 	const size_t lens[2] = { 2, 317 };
 	struct kwq_inspect_args ia;
 	int ok, listed, err;
+	pid_t pid;
 	size_t used;
 	long n;
 
@@ -332,6 +333,34 @@ static void version1_buffers(int fd)
 	kwq_done(fd, K + 1, 317);
 	kwq_remove(fd, "s1", 2);
 
+	/*
+	 * A get that waits for more keys (min_nr 3, no timeout) stops once
+	 * its buffer is full (two records): it does not wait for a key it
+	 * could not take. A child makes the call; 10 s are its limit.
+	 */
+	kwq_add(fd, K, 317);
+	kwq_add(fd, K + 1, 317);
+	ok = 0;
+	pid = fork();
+	if (pid == 0) {
+		struct kwq_get_args ga;
+
+		alarm(10);
+		memset(&ga, 0, sizeof(ga));
+		ga.recs = (uintptr_t)recs;
+		ga.recs_len = 2 * KWQ_REC_SIZE(317);
+		ga.max = 3;
+		ga.min_nr = 3;
+		ga.timeout_ns = -1;
+		_exit(ioctl(fd, KWQ_IOC_GET, &ga) == 0 && ga.nr == 2 ? 0 : 1);
+	}
+	if (pid > 0)
+		ok = kt_wait(pid) == 0;
+	ktap_check(ok, "get_waiting_for_more_stops_when_full",
+		   "child exit (128 + SIGALRM: it waited on)");
+	kwq_done(fd, K, 317);
+	kwq_done(fd, K + 1, 317);
+
 	/* INSPECT: a version 1 buffer lists a key a call... */
 	kwq_add(fd, "s1", 2);
 	kwq_add(fd, "s2", 2);
@@ -362,7 +391,7 @@ int main(void)
 {
 	int fd, i;
 
-	kt_setup("kwq_keys", 31, 120);
+	kt_setup("kwq_keys", 32, 120);
 	for (i = 0; i < TOO_LONG; i++)
 		K[i] = (unsigned char)(i * 13 + 5);
 	ktap_check(KWQ_KEY_LEN_MAX == 1024 && KWQ_REC_SIZE_MAX == 1032 &&
