@@ -1572,10 +1572,14 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			ret = kwq_get_batch_ctl(uq->q, owner, rflags, left,
 						items, min_nr, want, &ctl);
 		}
-		/* A key too long for the stack's buffer: again with a larger one. */
+		/*
+		 * A key too long for the stack's buffer: again with a larger
+		 * one (ETIMEDOUT if the timeout passes before the retry).
+		 */
 		if (ret == -EMSGSIZE && out.buf == one && room > cap) {
 			cap = KWQ_SCRATCH_OUT_LEN;
 			out.buf = kwq_buf_get(kf, cap, one, true);
+			ret = -ETIMEDOUT;
 			if (out.buf)
 				continue;
 			out.buf = one;
