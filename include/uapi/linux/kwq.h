@@ -228,7 +228,8 @@ struct kwq_keys_args {
  *	KWQ_REC_SIZE_MAX to take any key. A key is taken only if its record
  *	fits in the bytes left, so none is lost: the call stops before the
  *	first key that does not fit, or fails with EMSGSIZE if that is the
- *	first key (it stays ready, first of its priority level).
+ *	first key (it stays ready, first of its priority level). A call
+ *	waiting for @min_nr keys stops waiting once no record fits.
  * @max: most keys to take, >= 1
  * @flags: KWQ_GET_*
  * @min_nr: wait (within @timeout_ns) until this many keys are taken,
