@@ -491,11 +491,14 @@ static void list_splits_keys_of_one_hash_by_count(struct kunit *test)
 static void list_keeps_keys_of_one_hash_together(struct kunit *test)
 {
 	struct kwq *q = kt_create(test, NULL, NULL);
-	struct kwq_key_info infos[2];
+	/* 2 of them are too big for the stack (keys of KWQ_KEY_MAX bytes). */
+	struct kwq_key_info *infos = kunit_kcalloc(test, 2, sizeof(*infos),
+						   GFP_KERNEL);
 	unsigned int calls = 0, both = 0;
 	u64 cursor = 0;
 	int n;
 
+	KUNIT_ASSERT_NOT_NULL(test, infos);
 	it_fix_hash(test, q);
 	kt_add(q, "c-41272");
 	kt_add(q, "c-74986");

@@ -381,6 +381,109 @@ static void long_keys_up_to_max_are_kept_intact(struct kunit *test)
 }
 
 /*
+ * A Kubernetes namespace/name key of the longest kind (63 + 1 + 253 =
+ * 317 bytes) and a key of 1024 bytes through every call of the kernel
+ * API, one key and batched, each key seen intact; 1025 bytes is -EINVAL
+ * everywhere and changes nothing.
+ */
+static void kubernetes_and_1024_byte_keys_pass_every_call(struct kunit *test)
+{
+	static const size_t lens[] = { 317, 1024 };
+	struct kwq_config cfg = { .max_retries = 1 };
+	struct kwq_batch_opts opts = { .gfp = GFP_KERNEL };
+	struct kwq_key keys[3];
+	struct kwq_item items[3];
+	struct kwq_key_info *info;
+	unsigned int done;
+	struct kt_clock *c;
+	struct kwq *q;
+	u64 cursor = 0;
+	size_t i, j, len;
+	const u8 *k;
+	u8 *key;
+
+	q = kt_create(test, &cfg, &c);
+	/* Room for the batch's keys at key + 0, 1 and 2. */
+	key = kunit_kzalloc(test, 1024 + 2, GFP_KERNEL);
+	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	for (i = 0; i < 1024 + 2; i++)
+		key[i] = i * 13 + 5;
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		len = lens[i];
+		/* One key: add, inspect, get, done, rate-limited add. */
+		KUNIT_ASSERT_EQ(test, 0, kwq_add(q, key, len));
+		KUNIT_ASSERT_EQ(test, 0, kwq_inspect(q, key, len, info));
+		KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, info->state);
+		KUNIT_ASSERT_EQ(test, (size_t)info->key_len, len);
+		KUNIT_EXPECT_MEMEQ(test, info->key, key, len);
+		KUNIT_ASSERT_EQ(test, 0,
+				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &items[0]));
+		k = kwq_item_key(&items[0], &j);
+		KUNIT_EXPECT_EQ(test, j, len);
+		KUNIT_EXPECT_MEMEQ(test, k, key, len);
+		KUNIT_EXPECT_EQ(test, 0, kwq_done_key(q, key, len, NULL));
+		KUNIT_EXPECT_EQ(test, 0, kwq_add_after(q, key, len, 10));
+		KUNIT_EXPECT_EQ(test, 0, kwq_remove(q, key, len));
+		/* Two failures: the second moves it to the dead set. */
+		KUNIT_EXPECT_EQ(test, 0, kwq_add(q, key, len));
+		KUNIT_ASSERT_EQ(test, 0,
+				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &items[0]));
+		KUNIT_EXPECT_EQ(test, 0,
+				kwq_add_rate_limited(q, key, len, NULL, NULL));
+		KUNIT_EXPECT_EQ(test, 1, kwq_num_requeues(q, key, len));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &items[0]));
+		kt_advance(c, 1000 * NSEC_PER_SEC);
+		KUNIT_ASSERT_EQ(test, 0,
+				kwq_get(q, NULL, KWQ_GET_NONBLOCK, 0, &items[0]));
+		KUNIT_EXPECT_EQ(test, 0,
+				kwq_add_rate_limited(q, key, len, NULL, NULL));
+		KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &items[0]));
+		KUNIT_EXPECT_EQ(test, 0, kwq_inspect(q, key, len, info));
+		KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, info->state);
+		KUNIT_EXPECT_EQ(test, 0, kwq_revive(q, key, len));
+		KUNIT_EXPECT_EQ(test, 0, kwq_remove(q, key, len));
+		KUNIT_EXPECT_EQ(test, 0, kwq_forget(q, key, len));
+		KUNIT_EXPECT_EQ(test, -ENOENT, kwq_inspect(q, key, len, info));
+		/* Batched: a short key between two long ones, in order. */
+		for (j = 0; j < ARRAY_SIZE(keys); j++) {
+			keys[j].key = key + j;
+			keys[j].len = j == 1 ? 1 : len;
+			keys[j].priority = 0;
+		}
+		KUNIT_EXPECT_EQ(test, 0, kwq_add_batch(q, keys, 3, &opts, &done));
+		KUNIT_EXPECT_EQ(test, 3U, done);
+		KUNIT_EXPECT_EQ(test, 1, kwq_inspect_list(q, BIT(KWQ_KEY_READY),
+							  &cursor, info, 1));
+		KUNIT_ASSERT_EQ(test, 3, kwq_get_batch(q, NULL, KWQ_GET_NONBLOCK,
+						       0, items, 0, 3));
+		for (j = 0; j < ARRAY_SIZE(keys); j++) {
+			k = kwq_item_key(&items[j], &len);
+			KUNIT_EXPECT_EQ(test, len, (size_t)keys[j].len);
+			KUNIT_EXPECT_MEMEQ(test, k, keys[j].key, len);
+		}
+		KUNIT_EXPECT_EQ(test, 0, kwq_done_batch(q, items, 3, &done));
+		KUNIT_EXPECT_EQ(test, 3U, done);
+		kt_expect_empty(test, q);
+		cursor = 0;
+	}
+	/* 1025 bytes: refused by every call, nothing changed. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(q, key, 1025));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_after(q, key, 1025, 10));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			kwq_add_rate_limited(q, key, 1025, NULL, NULL));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_done_key(q, key, 1025, NULL));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_inspect(q, key, 1025, info));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_num_requeues(q, key, 1025));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_revive(q, key, 1025));
+	keys[1].len = 1025;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, keys, 3, &opts, &done));
+	kt_expect_empty(test, q);
+	KUNIT_EXPECT_EQ(test, (size_t)KWQ_KEY_MAX, (size_t)1024);
+}
+
+/*
  * Adds race the resize work on the other CPU: dedup must hold throughout.
  * 6000 keys: the table grows from 64 buckets to 8192, the last growth
  * moving 4096 buckets in chunks of 32 while up to 1900 more keys come.
@@ -1493,13 +1596,14 @@ static void invalid_arguments_are_einval(struct kunit *test)
 	struct kwq_stats st;
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	char big[KWQ_KEY_MAX + 1] = {};
+	char *big = kunit_kzalloc(test, KWQ_KEY_MAX + 1, GFP_KERNEL);
 	u64 delay;
 
+	KUNIT_ASSERT_NOT_NULL(test, big);
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(NULL, "a", 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(q, NULL, 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(q, "a", 0));
-	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(q, big, sizeof(big)));
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add(q, big, KWQ_KEY_MAX + 1));
 	KUNIT_EXPECT_EQ(test, 0, kwq_add(q, big, KWQ_KEY_MAX));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_after(q, "a", 0, 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_opts(q, "a", 1, NULL));
@@ -1862,6 +1966,7 @@ static struct kunit_case kwq_queue_cases[] = {
 	KUNIT_CASE(done_with_null_item_or_queue_is_einval),
 	KUNIT_CASE(len_counts_ready_keys_only),
 	KUNIT_CASE(keys_are_binary_and_length_sensitive),
+	KUNIT_CASE(kubernetes_and_1024_byte_keys_pass_every_call),
 	KUNIT_CASE(long_keys_up_to_max_are_kept_intact),
 	KUNIT_CASE(many_keys_survive_hash_growth),
 	KUNIT_CASE(keys_stay_unique_while_the_table_grows),

@@ -191,6 +191,15 @@ struct kwq_uq {
 };
 
 /*
+ * The record of a key of up to KWQ_KEY_LEN_MAX_VER1 bytes, most keys:
+ * the one-key paths keep it (or the key) in a buffer of this size on
+ * their stack, a longer one in the file's scratch buffer or the heap
+ * (kwq_buf_get()). A KWQ_REC_SIZE_MAX one would not leave room on the
+ * stack for the rest of the call.
+ */
+#define KWQ_REC_SMALL		KWQ_REC_SIZE_MAX_VER1
+
+/*
  * A file's scratch buffer, one allocation of KWQ_SCRATCH_SIZE bytes (the
  * slab object the largest GET round's records need anyway) in two parts
  * with a lock each: the records a GET round copies out (the first
@@ -198,10 +207,13 @@ struct kwq_uq {
  * rest), so that DONE_GET holds both at once.
  */
 #define KWQ_SCRATCH_SIZE	8192
-#define KWQ_SCRATCH_OUT_LEN	(16 * KWQ_REC_SIZE_MAX)
+#define KWQ_SCRATCH_OUT_LEN	(16 * KWQ_REC_SMALL)
 #define KWQ_SCRATCH_IN_LEN	(KWQ_SCRATCH_SIZE - KWQ_SCRATCH_OUT_LEN)
 /* A round of 64 16-byte keys' records (1536 bytes) copies in here. */
 static_assert(KWQ_SCRATCH_IN_LEN >= 64 * KWQ_REC_SIZE(16));
+/* Any one key's record fits either part. */
+static_assert(KWQ_SCRATCH_OUT_LEN >= KWQ_REC_SIZE_MAX);
+static_assert(KWQ_SCRATCH_IN_LEN >= KWQ_REC_SIZE_MAX);
 
 struct kwq_file {
 	struct mutex attach_lock;	/* serialises CREATE/OPEN */
@@ -601,7 +613,7 @@ static bool kwq_uq_may_destroy(const struct kwq_uq *uq)
  * copy_{from,to}_user(). @k is the caller's own buffer of @len bytes,
  * 8-byte aligned.
  */
-#define KWQ_WORDS_MAX		KWQ_REC_SIZE_MAX
+#define KWQ_WORDS_MAX		KWQ_REC_SMALL
 
 static bool kwq_words_ok(const void __user *u, size_t len)
 {
@@ -1079,7 +1091,7 @@ static int kwq_uq_err(struct kwq_uq *uq, int err)
 enum kwq_keys_op { KWQ_OP_ADD, KWQ_OP_DONE, KWQ_OP_FORGET, KWQ_OP_REMOVE };
 
 /*
- * A buffer of @len bytes for one call: @small (KWQ_REC_SIZE_MAX bytes on
+ * A buffer of @len bytes for one call: @small (KWQ_REC_SMALL bytes on
  * the caller's stack) when that is enough, else the file's scratch part
  * for records copied @out (else in) when it is big enough and no other
  * call on the file uses it, else a new one. kwq_buf_put() with the same
@@ -1088,7 +1100,7 @@ enum kwq_keys_op { KWQ_OP_ADD, KWQ_OP_DONE, KWQ_OP_FORGET, KWQ_OP_REMOVE };
 static void *kwq_buf_get(struct kwq_file *kf, size_t len, u8 *small,
 			 bool out)
 {
-	if (len <= KWQ_REC_SIZE_MAX)
+	if (len <= KWQ_REC_SMALL)
 		return small;
 	if (out) {
 		if (len <= KWQ_SCRATCH_OUT_LEN && mutex_trylock(&kf->out_lock))
@@ -1281,7 +1293,7 @@ static noinline_for_stack int
 kwq_ioc_add_one(struct kwq_ioc *c, const struct kwq_batch_opts *opts)
 {
 	struct kwq_keys_args __user *uarg = (void __user *)c->arg;
-	u64 rec[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
+	u64 rec[KWQ_REC_SMALL / sizeof(u64)] __uninitialized;
 	struct kwq_keys_args *a = &c->a.keys;
 	struct kwq_key key;
 	u32 off = 0;
@@ -1310,7 +1322,7 @@ static int kwq_ioc_keys(struct kwq_ioc *c, enum kwq_keys_op op)
 	};
 	struct kwq_keys_args __user *uarg = (void __user *)c->arg;
 	u64 __user *udelays = NULL;
-	u8 small[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
+	u8 small[KWQ_REC_SMALL] __aligned(8) __uninitialized;
 	struct kwq_keys_args *a = &c->a.keys;
 	u64 *delays = NULL;
 	u8 *buf;
@@ -1393,9 +1405,13 @@ static int kwq_ioc_remove(struct kwq_ioc *c)
 	return kwq_ioc_keys(c, KWQ_OP_REMOVE);
 }
 
-/* Keys taken per core call by GET: its records fit the scratch buffer. */
+/*
+ * Keys taken per core call by GET: the records of a round of keys of up
+ * to KWQ_KEY_LEN_MAX_VER1 bytes fit the scratch buffer; of longer keys,
+ * a round takes what fits.
+ */
 #define KWQ_GET_ROUND		16
-static_assert(KWQ_GET_ROUND * KWQ_REC_SIZE_MAX <= KWQ_SCRATCH_OUT_LEN);
+static_assert(KWQ_GET_ROUND * KWQ_REC_SMALL <= KWQ_SCRATCH_OUT_LEN);
 
 /* Write @item as a record at @dst (zero-padded); its size. */
 static size_t kwq_rec_put(u8 *dst, const struct kwq_item *item)
@@ -1411,10 +1427,14 @@ static size_t kwq_rec_put(u8 *dst, const struct kwq_item *item)
 	return size;
 }
 
-/* Where a round's records go: kwq_rec_copy() runs under the queue lock. */
+/*
+ * Where a round's records go: kwq_rec_copy() runs under the queue lock.
+ * @room: the bytes left at @buf + @len (struct kwq_get_ctl's room).
+ */
 struct kwq_recs_out {
 	u8 *buf;
 	u32 len;
+	u32 room;
 };
 
 static void kwq_rec_copy(void *arg, const struct kwq_item *item)
@@ -1472,17 +1492,18 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	     struct kwq_get_args *a, struct kwq_done_in *din)
 {
 	struct kwq_item items[KWQ_GET_ROUND] __uninitialized;
-	u8 one[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
+	u8 one[KWQ_REC_SMALL] __aligned(8) __uninitialized;
 	struct kwq_recs_out out;
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
 		.abort = &uq->dead, .copy = kwq_rec_copy, .arg = &out,
 		.processing_timeout_ns = a->processing_timeout_ns,
+		.room = &out.room,
 	};
-	unsigned int flags = 0, rflags;
+	unsigned int flags = 0, rflags, rounds = 0;
+	u32 n, want, min_nr, room, cap;
 	ktime_t start = 0;
 	s64 timeout, left;
-	u32 n, want, min_nr;
 	void *owner;
 	int ret = 0;
 
@@ -1492,37 +1513,38 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		start = ktime_get();
 	if (file->f_flags & O_NONBLOCK)
 		flags |= KWQ_GET_NONBLOCK;
-	/* One key needs no shared buffer. */
-	out.buf = kwq_buf_get(kf, a->max == 1 ? KWQ_REC_SIZE_MAX :
-			      KWQ_GET_ROUND * KWQ_REC_SIZE_MAX, one, true);
+	/* One key needs no shared buffer, unless it is a long one. */
+	cap = a->max == 1 ? KWQ_REC_SMALL : KWQ_SCRATCH_OUT_LEN;
+	out.buf = kwq_buf_get(kf, cap, one, true);
 	if (!out.buf)
 		return -ENOMEM;
 
 	/*
 	 * Rounds of KWQ_GET_ROUND keys, each taken in one critical section
 	 * (where their records are written, before anyone could finish the
-	 * keys) and copied out in one piece, while a whole record of the
-	 * largest size still fits. Calls wait (within the timeout) until
-	 * @min_nr keys are taken, then take only what is ready. A fault puts
-	 * the round's keys back (kwq_unget) so none is lost; earlier rounds
-	 * were written out and are handed over.
+	 * keys) and copied out in one piece, each key only if its record
+	 * fits in the buffer and in the caller's bytes left. Calls wait
+	 * (within the timeout) until @min_nr keys are taken, then take only
+	 * what is ready. A fault puts the round's keys back (kwq_unget) so
+	 * none is lost; earlier rounds were written out and are handed over.
 	 */
 	while (a->nr < a->max) {
-		want = min3(a->max - a->nr, (u32)KWQ_GET_ROUND,
-			    (a->recs_len - a->used) / (u32)KWQ_REC_SIZE_MAX);
-		if (!want)
+		want = min(a->max - a->nr, (u32)KWQ_GET_ROUND);
+		room = a->recs_len - a->used;
+		if (room < KWQ_REC_SIZE(1))
 			break;
 		/* The first round may use the whole timeout, later ones the rest. */
 		left = timeout;
 		if (a->nr >= max(a->min_nr, 1U)) {
 			left = 0;
-		} else if (a->nr && timeout > 0) {
+		} else if (rounds++ && timeout > 0) {
 			left = timeout - ktime_to_ns(ktime_sub(ktime_get(),
 							       start));
 			if (left <= 0)
 				break;
 		}
 		out.len = 0;
+		out.room = min(room, cap);
 		rflags = left ? flags : flags | KWQ_GET_NONBLOCK;
 		min_nr = min(a->min_nr > a->nr ? a->min_nr - a->nr : 0, want);
 		if (din) {
@@ -1550,6 +1572,19 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			ret = kwq_get_batch_ctl(uq->q, owner, rflags, left,
 						items, min_nr, want, &ctl);
 		}
+		/*
+		 * A key too long for the stack's buffer: again with a larger
+		 * one (ETIMEDOUT if the timeout passes before the retry).
+		 */
+		if (ret == -EMSGSIZE && out.buf == one && room > cap) {
+			cap = KWQ_SCRATCH_OUT_LEN;
+			out.buf = kwq_buf_get(kf, cap, one, true);
+			ret = -ETIMEDOUT;
+			if (out.buf)
+				continue;
+			out.buf = one;
+			ret = -ENOMEM;
+		}
 		if (ret < 0)
 			break;
 		n = ret;
@@ -1568,7 +1603,8 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		/* Only whole rounds count: @used covers exactly @nr records. */
 		a->used += out.len;
 		a->nr += n;
-		if (n < want)
+		/* Fewer than wanted, and not for want of room: none is ready. */
+		if (n < want && out.room)
 			break;
 		/*
 		 * A GET of many keys is many rounds: a scheduling point
@@ -1626,7 +1662,7 @@ static int kwq_get_args_check(struct kwq_get_args *a)
 	a->nr = 0;
 	a->used = 0;
 	if (a->flags & ~KWQ_GET_DETACHED || !a->max || a->min_nr > a->max ||
-	    a->recs_len < KWQ_REC_SIZE_MAX || !a->recs ||
+	    a->recs_len < KWQ_REC_SIZE_MAX_VER1 || !a->recs ||
 	    !kwq_processing_timeout_ok(a->processing_timeout_ns))
 		return -EINVAL;
 	return 0;
@@ -1656,7 +1692,7 @@ static int kwq_ioc_get(struct kwq_ioc *c)
 /*
  * A one-key DONE_GET's inputs: its outputs zeroed first (proving them
  * writable before a key is finished or taken, as the general path does),
- * then the record to finish (at most KWQ_REC_SIZE_MAX bytes) read into
+ * then the record to finish (at most KWQ_REC_SMALL bytes) read into
  * @rec.
  */
 static int kwq_done_one_in(struct kwq_done_get_args __user *u,
@@ -1694,12 +1730,15 @@ static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
 {
 	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
 	struct kwq_done_get_args *a = &c->a.done_get;
-	u64 in[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
-	u64 out[KWQ_REC_SIZE_MAX / sizeof(u64)] __uninitialized;
-	struct kwq_recs_out ro = { .buf = (u8 *)out };
+	u64 in[KWQ_REC_SMALL / sizeof(u64)] __uninitialized;
+	u64 out[KWQ_REC_SMALL / sizeof(u64)] __uninitialized;
+	struct kwq_recs_out ro = {
+		.buf = (u8 *)out, .room = min(a->get.recs_len, KWQ_REC_SMALL),
+	};
 	const struct kwq_get_ctl ctl = {
 		.abort = &c->uq->dead, .copy = kwq_rec_copy, .arg = &ro,
 		.processing_timeout_ns = a->get.processing_timeout_ns,
+		.room = &ro.room,
 	};
 	void *owner = a->get.flags & KWQ_GET_DETACHED ? NULL : c->kf;
 	struct kwq_item item;
@@ -1730,8 +1769,11 @@ static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
 		kwq_unget(c->uq->q, &item);
 		ret = -EFAULT;
 	}
-	/* None ready: wait as the general path's get part does. */
-	if (ret == -EAGAIN)
+	/*
+	 * None ready: wait as the general path's get part does; a key too
+	 * long for @out: take it there.
+	 */
+	if (ret == -EAGAIN || ret == -EMSGSIZE)
 		ret = kwq_get_keys(c->file, c->kf, c->uq, &a->get, NULL);
 	else
 		ret = kwq_uq_err(c->uq, ret);
@@ -1754,7 +1796,7 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 {
 	struct kwq_done_get_args __user *uarg = (void __user *)c->arg;
 	struct kwq_done_in din = {}, *pdin = NULL;
-	u8 small[KWQ_REC_SIZE_MAX] __aligned(8) __uninitialized;
+	u8 small[KWQ_REC_SMALL] __aligned(8) __uninitialized;
 	struct kwq_done_get_args *a = &c->a.done_get;
 	u8 *buf = NULL;
 	u32 off = 0;
@@ -1814,17 +1856,39 @@ static int kwq_ioc_done_get(struct kwq_ioc *c)
 	return ret;
 }
 
+/*
+ * The key of a one-key call, @len bytes at @uptr, copied in: into @small
+ * (KWQ_REC_SMALL bytes on the caller's stack) or a larger buffer, as
+ * kwq_buf_get() chooses; kwq_buf_put() after.
+ */
+static void *kwq_key_in(struct kwq_file *kf, u64 uptr, u32 len, u8 *small)
+{
+	void *key;
+
+	if (!len || len > KWQ_KEY_LEN_MAX)
+		return ERR_PTR(-EINVAL);
+	key = kwq_buf_get(kf, len, small, false);
+	if (!key)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(key, u64_to_user_ptr(uptr), len)) {
+		kwq_buf_put(kf, key, small);
+		return ERR_PTR(-EFAULT);
+	}
+	return key;
+}
+
 static int kwq_ioc_num_requeues(struct kwq_ioc *c)
 {
-	u8 key[KWQ_KEY_LEN_MAX];
+	u8 small[KWQ_REC_SMALL] __aligned(8);
 	struct kwq_key_args *a = &c->a.key;
+	void *key;
 	int ret;
 
-	if (!a->len || a->len > KWQ_KEY_LEN_MAX)
-		return -EINVAL;
-	if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
-		return -EFAULT;
+	key = kwq_key_in(c->kf, a->key, a->len, small);
+	if (IS_ERR(key))
+		return PTR_ERR(key);
 	ret = kwq_num_requeues(c->uq->q, key, a->len);
+	kwq_buf_put(c->kf, key, small);
 	if (ret < 0)
 		return kwq_uq_err(c->uq, ret);
 	a->count = ret;
@@ -1833,17 +1897,21 @@ static int kwq_ioc_num_requeues(struct kwq_ioc *c)
 
 static int kwq_ioc_touch(struct kwq_ioc *c)
 {
-	u8 key[KWQ_KEY_LEN_MAX];
+	u8 small[KWQ_REC_SMALL] __aligned(8);
 	struct kwq_touch_args *a = &c->a.touch;
+	void *key;
+	int ret;
 
-	if (!a->len || a->len > KWQ_KEY_LEN_MAX || a->flags ||
-	    !kwq_processing_timeout_ok(a->processing_timeout_ns))
+	if (a->flags || !kwq_processing_timeout_ok(a->processing_timeout_ns))
 		return -EINVAL;
-	if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
-		return -EFAULT;
+	key = kwq_key_in(c->kf, a->key, a->len, small);
+	if (IS_ERR(key))
+		return PTR_ERR(key);
 	/* Leased to this file, or detached, as KWQ_IOC_DONE. */
-	return kwq_uq_err(c->uq, kwq_touch_key(c->uq->q, key, a->len, c->kf,
-					       a->processing_timeout_ns));
+	ret = kwq_touch_key(c->uq->q, key, a->len, c->kf,
+			    a->processing_timeout_ns);
+	kwq_buf_put(c->kf, key, small);
+	return kwq_uq_err(c->uq, ret);
 }
 
 static int kwq_ioc_len(struct kwq_ioc *c)
@@ -1900,8 +1968,9 @@ static int kwq_ioc_dead_op(struct kwq_ioc *c,
 				      size_t len),
 			   long (*all)(struct kwq *q))
 {
-	u8 key[KWQ_KEY_LEN_MAX];
+	u8 small[KWQ_REC_SMALL] __aligned(8);
 	struct kwq_dead_args *a = &c->a.dead;
+	void *key;
 	long ret;
 
 	if (a->flags & ~KWQ_DEAD_ALL)
@@ -1911,12 +1980,11 @@ static int kwq_ioc_dead_op(struct kwq_ioc *c,
 			return -EINVAL;
 		ret = all(c->uq->q);
 	} else {
-		if (!a->len || a->len > KWQ_KEY_LEN_MAX)
-			return -EINVAL;
-		if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
-			return -EFAULT;
-		ret = one(c->uq->q, key, a->len);
-		ret = ret ?: 1;
+		key = kwq_key_in(c->kf, a->key, a->len, small);
+		if (IS_ERR(key))
+			return PTR_ERR(key);
+		ret = one(c->uq->q, key, a->len) ?: 1;
+		kwq_buf_put(c->kf, key, small);
 	}
 	if (ret < 0)
 		return kwq_uq_err(c->uq, ret);
@@ -1934,17 +2002,28 @@ static int kwq_ioc_purge(struct kwq_ioc *c)
 	return kwq_ioc_dead_op(c, kwq_purge, kwq_purge_all_sleep);
 }
 
-/* Write @k as a struct kwq_info_rec record at @dst; its size, or -EFAULT. */
-static long kwq_info_rec_put(u8 __user *dst, const struct kwq_key_info *k)
+/*
+ * Write @k as a struct kwq_info_rec record at @dst, @room bytes: its
+ * size, -EMSGSIZE if it does not fit, or -EFAULT. The header, the key
+ * and its padding are copied from where they are: no record of the
+ * largest size on the stack.
+ */
+static long kwq_info_rec_put(u8 __user *dst, u32 room,
+			     const struct kwq_key_info *k)
 {
-	u8 rec[KWQ_INFO_REC_SIZE_MAX];
-	struct kwq_info_rec *r = (void *)rec;
 	size_t size = KWQ_INFO_REC_SIZE(k->key_len);
+	struct kwq_info_rec r;
+	u8 __user *pad;
 
-	memset(rec, 0, size);
-	kwq_info_to_rec(k, r);
-	memcpy(rec + sizeof(*r), k->key, k->key_len);
-	return copy_to_user(dst, rec, size) ? -EFAULT : size;
+	if (size > room)
+		return -EMSGSIZE;
+	kwq_info_to_rec(k, &r);
+	pad = dst + sizeof(r) + k->key_len;
+	if (copy_to_user(dst, &r, sizeof(r)) ||
+	    copy_to_user(dst + sizeof(r), k->key, k->key_len) ||
+	    clear_user(pad, dst + size - pad))
+		return -EFAULT;
+	return size;
 }
 
 /*
@@ -1956,31 +2035,37 @@ static int kwq_ioc_inspect(struct kwq_ioc *c)
 {
 	struct kwq_inspect_args *a = &c->a.inspect;
 	u8 __user *recs = u64_to_user_ptr(a->recs);
+	u8 small[KWQ_REC_SMALL] __aligned(8);
 	struct kwq_key_info *infos;
-	u8 key[KWQ_KEY_LEN_MAX];
 	u64 cursor = a->cursor;
+	void *key = NULL;
 	unsigned int max, i;
 	long ret, size;
 
-	if (a->recs_len < KWQ_INFO_REC_SIZE_MAX)
+	if (a->recs_len < KWQ_INFO_REC_SIZE_MAX_VER1)
 		return -EINVAL;
 	if (a->key) {
 		if (!a->len || a->len > KWQ_KEY_LEN_MAX || a->states ||
-		    a->cursor || a->max)
+		    a->cursor || a->max ||
+		    a->recs_len < KWQ_INFO_REC_SIZE(a->len))
 			return -EINVAL;
-		if (copy_from_user(key, u64_to_user_ptr(a->key), a->len))
-			return -EFAULT;
+		key = kwq_key_in(c->kf, a->key, a->len, small);
+		if (IS_ERR(key))
+			return PTR_ERR(key);
 		max = 1;
 	} else {
 		if (a->len || !a->states || a->states & ~KWQ_KEY_STATES_ALL ||
 		    !a->max || a->max > KWQ_INSPECT_MAX)
 			return -EINVAL;
-		max = min(a->max, a->recs_len / KWQ_INFO_REC_SIZE_MAX);
+		/* A version 1 buffer lists a key a call. */
+		max = min(a->max,
+			  max(a->recs_len / (u32)KWQ_INFO_REC_SIZE_MAX, 1U));
 	}
+	ret = -ENOMEM;
 	infos = kvmalloc_array(max, sizeof(*infos), GFP_KERNEL_ACCOUNT);
 	if (!infos)
-		return -ENOMEM;
-	if (a->key)
+		goto out;
+	if (key)
 		ret = kwq_inspect(c->uq->q, key, a->len, infos) ?: 1;
 	else
 		ret = kwq_inspect_list(c->uq->q, a->states, &cursor, infos,
@@ -1991,7 +2076,8 @@ static int kwq_ioc_inspect(struct kwq_ioc *c)
 	}
 	a->used = 0;
 	for (i = 0; i < ret; i++) {
-		size = kwq_info_rec_put(recs + a->used, &infos[i]);
+		size = kwq_info_rec_put(recs + a->used, a->recs_len - a->used,
+					&infos[i]);
 		if (size < 0) {
 			ret = size;
 			goto out;
@@ -2003,6 +2089,8 @@ static int kwq_ioc_inspect(struct kwq_ioc *c)
 	ret = kwq_copy_args_out(c->arg, a, sizeof(*a));
 out:
 	kvfree(infos);
+	if (key)
+		kwq_buf_put(c->kf, key, small);
 	return ret;
 }
 

@@ -88,12 +88,19 @@ int kwq_check_publish(struct kwq *q);
  *	taken, while nobody else can finish it and free its bytes.
  * @processing_timeout_ns: the keys' processing deadline, as kwq_touch()
  *	takes it (0: the queue's).
+ * @room: if not NULL, the bytes left for the records @copy writes: a key
+ *	is taken only if its record (KWQ_REC_SIZE() of its length) fits, and
+ *	its size is taken off. The first key that does not fit stays ready,
+ *	first of its level, and sets *@room to 0: the get ends with the keys
+ *	taken before it, or -EMSGSIZE if none was. A get waiting for
+ *	@min_nr keys stops waiting once the room takes no record.
  */
 struct kwq_get_ctl {
 	const bool *abort;
 	void (*copy)(void *arg, const struct kwq_item *item);
 	void *arg;
 	u64 processing_timeout_ns;
+	u32 *room;
 };
 
 int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,

@@ -1461,11 +1461,13 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 /*
  * Under q->lock: hand the next ready key out into @item, with a deadline
  * @timeout_ns from @now (0: none). 1 if taken, 0 if none is ready,
- * -ENOMEM if its deadline could not be recorded (nothing taken).
+ * -ENOMEM if its deadline could not be recorded (nothing taken). With
+ * @room (struct kwq_get_ctl), -EMSGSIZE if its record does not fit there
+ * (nothing taken, *@room then 0), else its record's size is taken off.
  */
 static __always_inline int kwq_take_locked(struct kwq *q, void *owner,
 					   u64 now, u64 timeout_ns,
-					   struct kwq_item *item)
+					   struct kwq_item *item, u32 *room)
 {
 	struct rb_node *rb = rb_first_cached(&q->levels);
 	struct kwq_due *d = NULL;
@@ -1474,13 +1476,20 @@ static __always_inline int kwq_take_locked(struct kwq *q, void *owner,
 
 	if (!rb)
 		return 0;
+	l = rb_entry(rb, struct kwq_level, ready_rb);
+	n = list_first_entry(&l->fifo, struct kwq_node, fifo);
+	if (room) {
+		if (KWQ_REC_SIZE(n->key_len) > *room) {
+			*room = 0;
+			return -EMSGSIZE;
+		}
+		*room -= KWQ_REC_SIZE(n->key_len);
+	}
 	if (unlikely(timeout_ns)) {
 		d = kwq_due_alloc(q);
 		if (!d)
 			return -ENOMEM;
 	}
-	l = rb_entry(rb, struct kwq_level, ready_rb);
-	n = list_first_entry(&l->fifo, struct kwq_node, fifo);
 	kwq_level_unlink(q, l, n);
 	/*
 	 * Never 0, so a zeroed struct kwq_item leases nothing; the top bit
@@ -1521,13 +1530,10 @@ static __always_inline int kwq_take_locked(struct kwq *q, void *owner,
 }
 
 /*
- * Take up to @max ready keys into @items in one critical section: how
- * many, or -EAGAIN if none is ready, -ESHUTDOWN if none ever will be.
- */
-/*
  * Under q->lock: take up to @max ready keys into @items, each copied out
- * through @ctl's hook if any; how many, or -EAGAIN if none is ready,
- * -ESHUTDOWN if none ever will be.
+ * through @ctl's hook if any, while their records fit in @ctl's room (if
+ * any); how many, or -EAGAIN if none is ready, -ESHUTDOWN if none ever
+ * will be, -EMSGSIZE if the first key's record does not fit.
  */
 static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 			     struct kwq_item *items, unsigned int max,
@@ -1538,7 +1544,8 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 	int ret = 0;
 
 	while (n < max &&
-	       (ret = kwq_take_locked(q, owner, now, timeout, &items[n])) > 0) {
+	       (ret = kwq_take_locked(q, owner, now, timeout, &items[n],
+				      ctl ? ctl->room : NULL)) > 0) {
 		if (ctl && ctl->copy)
 			ctl->copy(ctl->arg, &items[n]);
 		n++;
@@ -1632,6 +1639,12 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 	return got;
 }
 
+/* Whether @ctl's room, if any, can still take the smallest record. */
+static bool kwq_room_left(const struct kwq_get_ctl *ctl)
+{
+	return !ctl || !ctl->room || *ctl->room >= KWQ_REC_SIZE(1);
+}
+
 /* For dev.c: kwq_get_batch() as @ctl says; see kwq_internal.h. */
 int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		      s64 timeout_ns, struct kwq_item *items,
@@ -1658,9 +1671,12 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		if (got == -EAGAIN)
 			got = kwq_get_wait(q, owner, expires, items, max_nr,
 					   ctl);
-		/* Fewer than @min_nr: take more as they come, until the timeout. */
+		/*
+		 * Fewer than @min_nr: take more as they come, until the
+		 * timeout, while there is room for them.
+		 */
 		n = max(got, 0);
-		while (got > 0 && n < min_nr) {
+		while (got > 0 && n < min_nr && kwq_room_left(ctl)) {
 			got = kwq_get_wait(q, owner, expires, items + n,
 					   max_nr - n, ctl);
 			if (got > 0)
@@ -1694,7 +1710,7 @@ int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 	/* A key ready: one critical section, as a worker loop mostly finds. */
 	spin_lock_irqsave(&q->lock, irqflags);
 	got = kwq_take_locked(q, owner, kwq_now(q), q->processing_timeout_ns,
-			      item);
+			      item, NULL);
 	spin_unlock_irqrestore(&q->lock, irqflags);
 	if (got)
 		return min(got, 0);
@@ -1779,7 +1795,8 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 	 * here (this or one before it), so no more keys are ready than
 	 * before. If none could be, one the done made ready wakes a getter.
 	 */
-	got = kwq_take_locked(q, owner, now, q->processing_timeout_ns, item);
+	got = kwq_take_locked(q, owner, now, q->processing_timeout_ns, item,
+			      NULL);
 	kwq_unlock(q, irqflags, got > 0 ? 0 : ready);
 	if (got > 0)
 		return 0;

@@ -174,8 +174,8 @@ struct kwq_due {
  */
 #define KWQ_WALK_CHUNK		64
 
-/* Node caches by size (queue.c: kwq_cache_objs) */
-#define KWQ_NODE_CACHES		9
+/* Node caches by size (table.c: kwq_cache_objs) */
+#define KWQ_NODE_CACHES		11
 /* Freed nodes a queue keeps per cache for its next new keys */
 #define KWQ_POOL_MAX		32
 

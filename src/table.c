@@ -31,11 +31,12 @@
  * Node caches by object size: an object is the node and its key, so a
  * short key does not pay for a long one's room. Sizes are multiples of 8
  * (no alignment padding), 8 apart for the short keys most queues hold;
- * each takes keys up to its size less the node. The last holds
- * KWQ_KEY_MAX.
+ * each takes keys up to its size less the node; then fewer for the long
+ * keys (a Kubernetes namespace/name of up to 317 bytes fits 448). The
+ * last holds KWQ_KEY_MAX.
  */
 static const u16 kwq_cache_objs[] = {
-	112, 120, 128, 144, 160, 192, 224, 288,
+	112, 120, 128, 144, 160, 192, 224, 288, 448, 704,
 	ALIGN(KWQ_NODE_HDR + KWQ_KEY_MAX, 8),
 };
 
@@ -346,7 +347,7 @@ int kwq_table_init(void)
 	static const char *const names[] = {
 		"kwq_node_112", "kwq_node_120", "kwq_node_128", "kwq_node_144",
 		"kwq_node_160", "kwq_node_192", "kwq_node_224", "kwq_node_288",
-		"kwq_node_max",
+		"kwq_node_448", "kwq_node_704", "kwq_node_max",
 	};
 	unsigned int i, c = 0;
 

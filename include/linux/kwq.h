@@ -22,7 +22,10 @@
  * The limits both interfaces share are the uapi header's; these names
  * are the kernel API's spelling of them.
  */
-/* Longest key, in bytes. Keys are copied into the queue. */
+/*
+ * Longest key, in bytes (1024: a Kubernetes namespace/name is up to 317).
+ * Keys are copied into the queue, each node sized for its key.
+ */
 #define KWQ_KEY_MAX		KWQ_KEY_LEN_MAX
 /* Longest queue name, in bytes, without the terminating NUL. */
 #define KWQ_NAME_MAX		(KWQ_NAME_LEN - 1)
@@ -739,6 +742,10 @@ long kwq_purge_all(struct kwq *q);
  *	namespace); 0: detached, or none told
  * @key_len: the key's length
  * @key: the key's bytes
+ *
+ * With room for a key of KWQ_KEY_MAX bytes the struct is about 1.1 KiB:
+ * allocate it (or one on a stack frame with nothing else big), and
+ * arrays of it always.
  */
 struct kwq_key_info {
 	u32 state;

@@ -9,7 +9,7 @@ import "unsafe"
 
 const (
 	nameLen    = 64   // KWQ_NAME_LEN
-	KeyLenMax  = 256  // KWQ_KEY_LEN_MAX: longest key
+	KeyLenMax  = 1024 // KWQ_KEY_LEN_MAX: longest key
 	limitsMax  = 4    // KWQ_LIMITS_MAX
 	BatchMax   = 4096 // KWQ_BATCH_MAX: most keys in one batch call
 	recHdrSize = 8    // sizeof(struct kwq_rec)

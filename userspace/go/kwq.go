@@ -19,6 +19,8 @@
 package kwq
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
@@ -57,7 +59,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Config names a queue to create, the way client-go's
 // TypedRateLimitingQueueConfig and rate limiter constructors do.
 type Config struct {
-	Name        string       // 1..63 bytes of [A-Za-z0-9._-]
+	Name        string       // 1..63 bytes of [A-Za-z0-9._-]; "": a generated unique name
 	RateLimiter *RateLimiter // nil: DefaultControllerRateLimiter
 	Mode        uint32       // permission bits for Open by others; 0 = 0600
 	MaxItems    uint32       // most keys queued at once (ENOSPC beyond), 0 = no cap
@@ -192,9 +194,46 @@ func handler(h func(error)) func(error) {
 	return func(err error) { log.Print(err) }
 }
 
+// unnamedPrefix starts the names New generates for Config.Name "".
+const unnamedPrefix = "unnamed-"
+
+// unnamedTries is how often New draws a new name when the generated one
+// is taken (EEXIST); 96 random bits make that as good as never.
+const unnamedTries = 4
+
+// unnamedName is a new queue name: unnamedPrefix and 96 random bits in
+// hex, 32 bytes in all.
+func unnamedName() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return unnamedPrefix + hex.EncodeToString(b[:]), nil
+}
+
 // New creates the queue cfg.Name (EEXIST if the name is taken) and
-// attaches a new fd to it.
+// attaches a new fd to it. With cfg.Name "" (client-go's unnamed queue)
+// it creates a queue of a generated unique name, "unnamed-" and 24 hex
+// digits, which Queue.Name tells; as any queue, it lasts until destroyed.
 func New(cfg Config) (*Queue, error) {
+	if cfg.Name != "" {
+		return create(cfg)
+	}
+	for i := 0; ; i++ {
+		name, err := unnamedName()
+		if err != nil {
+			return nil, &Error{Op: "create", Err: err}
+		}
+		cfg.Name = name
+		q, err := create(cfg)
+		if i+1 == unnamedTries || !errors.Is(err, unix.EEXIST) {
+			return q, err
+		}
+	}
+}
+
+// create is New of a named queue.
+func create(cfg Config) (*Queue, error) {
 	fail := func(err error) (*Queue, error) {
 		return nil, &Error{Op: "create", Queue: cfg.Name, Err: err}
 	}

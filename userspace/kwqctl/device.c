@@ -88,33 +88,50 @@ int list_queues(const struct cmd_ctx *ctx, struct queue_list *ql)
 	return 0;
 }
 
-/* Check @n command-line keys' lengths; prints the usage error. 0 or -1. */
+/*
+ * Check a command-line key's length: 0, or -1 after the usage error,
+ * which names the length (not the key: it may be kilobytes).
+ */
+int check_key(const char *key)
+{
+	size_t len = strlen(key);
+
+	if (len && len <= KWQ_KEY_LEN_MAX)
+		return 0;
+	if (!len)
+		err_usage("empty key (keys are 1..%d bytes)", KWQ_KEY_LEN_MAX);
+	else
+		err_usage("key of %zu bytes is too long (keys are 1..%d bytes)",
+			  len, KWQ_KEY_LEN_MAX);
+	return -1;
+}
+
+/* check_key() of @n command-line keys. 0 or -1. */
 int check_keys(char **keys, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		if (!*keys[i] || strlen(keys[i]) > KWQ_KEY_LEN_MAX) {
-			err_usage("bad key '%s' (1..%d bytes)", keys[i],
-				  KWQ_KEY_LEN_MAX);
+	for (i = 0; i < n; i++)
+		if (check_key(keys[i]))
 			return -1;
-		}
-	}
 	return 0;
 }
 
-/* Pack @n command-line keys, each with priority @prio. */
+/*
+ * Pack @n command-line keys, each with priority @prio. 0, or -1 with
+ * errno EINVAL after the usage error of a bad key, else after the error.
+ */
 int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
+		if (check_key(keys[i])) {
+			errno = EINVAL;
+			return -1;
+		}
 		if (kwq_recbuf_push_str(rb, keys[i], prio) < 0) {
-			if (errno == EINVAL)
-				err_usage("bad key '%s' (1..%d bytes)", keys[i],
-					  KWQ_KEY_LEN_MAX);
-			else
-				err_errno(errno, NULL);
+			err_errno(errno, NULL);
 			return -1;
 		}
 	}

@@ -137,10 +137,8 @@ static int inspect(const struct cmd_ctx *ctx, int argc, char **argv,
 		err_usage("KEY excludes --state and --limit");
 		return EX_USAGE;
 	}
-	if (a.npos > 1 && (!*a.pos[1] || strlen(a.pos[1]) > KWQ_KEY_LEN_MAX)) {
-		err_usage("bad key '%s' (1..%d bytes)", a.pos[1], KWQ_KEY_LEN_MAX);
+	if (a.npos > 1 && check_key(a.pos[1]))
 		return EX_USAGE;
-	}
 	fd = attach(ctx, a.pos[0]);
 	if (fd < 0)
 		return EX_ERR;

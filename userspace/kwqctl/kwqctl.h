@@ -134,6 +134,7 @@ struct queue_list {
 };
 
 int list_queues(const struct cmd_ctx *ctx, struct queue_list *ql);
+int check_key(const char *key);
 int check_keys(char **keys, int n);
 int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio);
 void batch_error(int e, char **keys, unsigned int nr, unsigned int done);

@@ -442,14 +442,27 @@ KWQ_PUBLIC int kwq_add_rate_limited(int fd, const void *key, size_t len,
 	return ret;
 }
 
-/* Whether @key (@cap bytes) can take any key; EINVAL if not. */
+/*
+ * Whether @key (@cap bytes) is a buffer kwq_get() takes: room for any
+ * key of version 1 (KWQ_KEY_LEN_MAX_VER1 bytes) at least, as callers
+ * built before the longer keys pass; EINVAL if not.
+ */
 static int key_buf_ok(const void *key, size_t cap)
 {
-	if (!key || cap < KWQ_KEY_LEN_MAX) {
+	if (!key || cap < KWQ_KEY_LEN_MAX_VER1) {
 		errno = EINVAL;
 		return 0;
 	}
 	return 1;
+}
+
+/*
+ * The record buffer a one-key get of @cap key bytes offers the kernel: a
+ * key longer than @cap is not taken (EMSGSIZE, the key stays queued).
+ */
+static size_t one_recs_len(size_t cap)
+{
+	return KWQ_REC_SIZE(cap < KWQ_KEY_LEN_MAX ? cap : KWQ_KEY_LEN_MAX);
 }
 
 /*
@@ -480,7 +493,7 @@ KWQ_PUBLIC long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
 
 	if (!key_buf_ok(key, cap))
 		return -1;
-	n = kwq_get_batch(fd, one.bytes, sizeof(one.bytes), 1, flags,
+	n = kwq_get_batch(fd, one.bytes, one_recs_len(cap), 1, flags,
 			  timeout_ns, &used);
 	return one_key(n, &one, used, key);
 }
@@ -508,7 +521,7 @@ KWQ_PUBLIC long kwq_done_get_one(int fd, const void *done_key,
 		rb.len = (size_t)n;
 		rb.nr = 1;
 	}
-	n = kwq_done_get(fd, &rb, &finished, out.bytes, sizeof(out.bytes), 1,
+	n = kwq_done_get(fd, &rb, &finished, out.bytes, one_recs_len(cap), 1,
 			 0, flags, timeout_ns, &used);
 	if (done)
 		*done = finished == 1;

@@ -152,7 +152,9 @@ int kwq_remove_batch(int fd, const struct kwq_recbuf *rb, unsigned int *done);
 
 /*
  * Take up to @max ready keys into @buf (@cap bytes, at least
- * KWQ_REC_SIZE_MAX). @flags: KWQ_GET_*. @timeout_ns: < 0 forever, 0 do
+ * KWQ_REC_SIZE_MAX_VER1, KWQ_REC_SIZE_MAX to take any key: a key whose
+ * record does not fit is left queued, EMSGSIZE if it is the first one).
+ * @flags: KWQ_GET_*. @timeout_ns: < 0 forever, 0 do
  * not wait (EAGAIN), else ETIMEDOUT when it passes; ESHUTDOWN once shut
  * down and empty. Returns the number of keys; *@used (may be NULL) the
  * bytes filled, to walk with kwq_rec_next().
@@ -198,9 +200,11 @@ int kwq_add_priority(int fd, const void *key, size_t len, int priority);
 int kwq_add_rate_limited(int fd, const void *key, size_t len,
 			 uint64_t *delay_ns);
 /*
- * Take one key into @key, which must have room for KWQ_KEY_LEN_MAX bytes
- * (@cap smaller: EINVAL, nothing taken). @flags and @timeout_ns as
- * kwq_get_batch(). Returns the key's length, or -1.
+ * Take one key into @key, @cap bytes: at least KWQ_KEY_LEN_MAX_VER1
+ * (EINVAL, nothing taken), KWQ_KEY_LEN_MAX to take any key. A key longer
+ * than @cap is not taken: EMSGSIZE, and it stays first in the queue.
+ * @flags and @timeout_ns as kwq_get_batch(). Returns the key's length,
+ * or -1.
  */
 long kwq_get(int fd, void *key, size_t cap, unsigned int flags,
 	     int64_t timeout_ns);
@@ -245,7 +249,8 @@ int kwq_inspect(int fd, const void *key, size_t len,
 /*
  * One chunk of a walk over the keys of @states (bits 1 << KWQ_KEY_*):
  * records (struct kwq_info_rec + key) into @buf (@cap bytes, at least
- * KWQ_INFO_REC_SIZE_MAX), at most @max of them; *@cursor is 0 to start
+ * KWQ_INFO_REC_SIZE_MAX_VER1, KWQ_INFO_REC_SIZE_MAX to list any key: see
+ * KWQ_IOC_INSPECT), at most @max of them; *@cursor is 0 to start
  * and is advanced, 0 once the walk is over. Returns the number of
  * records (possibly 0 before the end) and sets *@used; -1 on error
  * (EAGAIN: the table is being resized, call again; ESTALE: a cursor of

@@ -302,7 +302,7 @@ int main(void)
 	       "add_larger_struct_nonzero_tail_e2big");
 
 	/* --- get ------------------------------------------------------- */
-	get_args(&ga, getbuf, KWQ_REC_SIZE_MAX - 8, 1);
+	get_args(&ga, getbuf, KWQ_REC_SIZE_MAX_VER1 - 8, 1);
 	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EINVAL, "get_buffer_too_small_einval");
 	get_args(&ga, getbuf, sizeof(getbuf), 0);
 	KT_ERR(ioctl(fd, KWQ_IOC_GET, &ga), EINVAL, "get_max_zero_einval");

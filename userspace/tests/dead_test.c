@@ -8,19 +8,9 @@
  */
 #include "kwqtest.h"
 
-/* A queue with a dead set and a 1 us rate limiter (keys due at once). */
 static int dead_queue(unsigned int max_retries, unsigned int max_dead)
 {
-	struct kwq_queue_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.nr_limits = 1;
-	o.limits[0].type = KWQ_LIMIT_EXPONENTIAL;
-	o.limits[0].a = 1000;
-	o.limits[0].b = 1000;
-	o.max_retries = max_retries;
-	o.max_dead = max_dead;
-	return kt_queue("dead", &o, NULL);
+	return kt_dead_queue("dead", max_retries, max_dead);
 }
 
 /* One failed run of @key: get it, add it rate-limited, done; the delay. */

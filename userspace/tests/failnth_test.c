@@ -47,8 +47,9 @@
 /*
  * Batches beyond the per-file scratch buffer (KWQ_SCRATCH_IN_LEN, 3968
  * bytes): BIG keys of the classes 'b' and 'c' are KWQ_KEY_LEN_MAX bytes,
- * so their records (264 bytes each, 10560 in all) are a kvmalloc() of an
- * order-2 page block, which fail_page_alloc reaches, and span 3 of the
+ * so their records (1032 bytes each, 41280 in all) are a kvmalloc() of
+ * an order-4 page block (or vmalloc()'s pages), which fail_page_alloc
+ * reaches, and span 3 of the
  * core's chunks of 16; the other keys are KLEN bytes. Few keys keep the
  * steps few: the debug kernel allocates on every node freed too
  * (SLUB_RCU_DEBUG's delayed free of a SLAB_TYPESAFE_BY_RCU object), each

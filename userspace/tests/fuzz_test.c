@@ -175,7 +175,8 @@ static const struct {
 	{ "DESTROY", 0x02, E_ARGS | B(ENOENT) | B(EPERM) },
 	{ "LIST", 0x03, E_ARGS | B(ENOMEM) },
 	{ "ADD", 0x04, E_Q | B(ENOSPC) | B(EDQUOT) | B(ESHUTDOWN) | B(ENOMEM) },
-	{ "GET", 0x05, E_Q | B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	{ "GET", 0x05, E_Q | B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) |
+	  B(EMSGSIZE) },
 	{ "DONE", 0x06, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM) },
 	{ "FORGET", 0x07, E_Q | B(ENOMEM) },
 	{ "REMOVE", 0x08, E_Q | B(ENOENT) | B(EBUSY) | B(ENOMEM) },
@@ -184,11 +185,12 @@ static const struct {
 	{ "SHUTDOWN", 0x0b, E_Q | B(EINTR) | B(ECANCELED) },
 	{ "STATS", 0x0c, E_Q },
 	{ "DONE_GET", 0x0d, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM) |
-	  B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	  B(EAGAIN) | B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) | B(EMSGSIZE) },
 	{ "TOUCH", 0x0e, E_Q | B(ENOENT) | B(EPERM) | B(ESTALE) },
 	{ "REVIVE", 0x10, E_Q | B(ENOENT) | B(ENOSPC) | B(ESHUTDOWN) },
 	{ "PURGE", 0x11, E_Q | B(ENOENT) },
-	{ "INSPECT", 0x12, E_Q | B(ENOENT) | B(ESTALE) | B(EAGAIN) | B(ENOMEM) },
+	{ "INSPECT", 0x12, E_Q | B(ENOENT) | B(ESTALE) | B(EAGAIN) | B(ENOMEM) |
+	  B(EMSGSIZE) },
 };
 
 #define NOPS	((int)(sizeof(ops) / sizeof(ops[0])))
@@ -197,7 +199,7 @@ static const struct {
 #define E_ANY	(E_Q | B(EISCONN) | B(EDQUOT) | B(EEXIST) | B(ENOMEM) |	\
 		 B(ENOENT) | B(EACCES) | B(EPERM) | B(ENOSPC) |		\
 		 B(ESHUTDOWN) | B(EAGAIN) | B(ETIMEDOUT) | B(EINTR) |	\
-		 B(EBUSY) | B(ECANCELED) | B(ESTALE))
+		 B(EBUSY) | B(ECANCELED) | B(ESTALE) | B(EMSGSIZE))
 
 struct tfd {
 	int fd;
@@ -791,7 +793,10 @@ static size_t make_key(struct worker *w, unsigned char *buf, int tracked, int *k
 		return (size_t)sprintf((char *)buf, "k%d", *kid);
 	}
 	*kid = -1;
+	/* Mostly short; else any length up to the longest, often that. */
 	len = 1 + rn(&w->r, chance(&w->r, 80) ? 16 : KWQ_KEY_LEN_MAX);
+	if (chance(&w->r, 5))
+		len = KWQ_KEY_LEN_MAX;
 	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)rnd(&w->r);
 	return len;
@@ -1561,7 +1566,8 @@ static int corpus_pick(struct worker *w, struct call *c)
 }
 
 static const uint64_t interesting[] = {
-	0, 1, 2, 7, 8, 63, 64, 255, 256, 257, 4095, 4096, 4097, 0x7fffffff,
+	0, 1, 2, 7, 8, 63, 64, 255, 256, 257, 264, 1023, 1024, 1025, 1032,
+	4095, 4096, 4097, 0x7fffffff,
 	0x80000000, 0xffffffff, ~0ULL, 1ULL << 63, KWQ_PROCESSING_TIMEOUT_MIN,
 };
 

@@ -181,7 +181,8 @@ int main(void)
 
 	/* record packing */
 	ktap_check(KWQ_REC_SIZE(1) == 16 && KWQ_REC_SIZE(8) == 16 &&
-		   KWQ_REC_SIZE(9) == 24 && KWQ_REC_SIZE_MAX == 264,
+		   KWQ_REC_SIZE(9) == 24 && KWQ_REC_SIZE_MAX == 1032 &&
+		   KWQ_REC_SIZE_MAX_VER1 == 264,
 		   "rec_size", "%lu %lu %lu %lu", KWQ_REC_SIZE(1), KWQ_REC_SIZE(8),
 		   KWQ_REC_SIZE(9), KWQ_REC_SIZE_MAX);
 	{
@@ -213,7 +214,7 @@ int main(void)
 		char big[KWQ_KEY_LEN_MAX + 1];
 		const void *k;
 		size_t off = 0, len, total = 0;
-		int prio, ret, i, ok = 1, r257;
+		int prio, ret, i, ok = 1, rlong;
 
 		memset(big, 'k', sizeof(big));
 		for (i = 0; i < 100; i++) {
@@ -226,10 +227,10 @@ int main(void)
 		ok &= kwq_recbuf_push(&rb, big, KWQ_KEY_LEN_MAX, 0) == 0;
 		total += KWQ_REC_SIZE_MAX;
 		errno = 0;
-		r257 = kwq_recbuf_push(&rb, big, KWQ_KEY_LEN_MAX + 1, 0);
-		ktap_check(ok && r257 == -1 && errno == EINVAL && rb.nr == 101 &&
-			   rb.len == total, "recbuf_push_grows_and_rejects_257",
-			   "ok %d r257 %d nr %u len %zu want %zu", ok, r257, rb.nr,
+		rlong = kwq_recbuf_push(&rb, big, KWQ_KEY_LEN_MAX + 1, 0);
+		ktap_check(ok && rlong == -1 && errno == EINVAL && rb.nr == 101 &&
+			   rb.len == total, "recbuf_push_grows_and_rejects_too_long",
+			   "ok %d rlong %d nr %u len %zu want %zu", ok, rlong, rb.nr,
 			   rb.len, total);
 		for (i = 0; i < 101; i++) {
 			char key[16];

@@ -149,7 +149,7 @@ int main(void)
 	a.max = KWQ_INSPECT_MAX + 1;
 	KT_ERR(inspect_ioctl(fd, &a), EINVAL, "max_too_big_is_einval");
 	a.max = 1;
-	a.recs_len = KWQ_INFO_REC_SIZE_MAX - 1;
+	a.recs_len = KWQ_INFO_REC_SIZE_MAX_VER1 - 1;
 	KT_ERR(inspect_ioctl(fd, &a), EINVAL, "small_buffer_is_einval");
 	a.recs_len = sizeof(buf);
 	a.key = (uintptr_t)"w";

@@ -9,7 +9,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 101 150
+ktap_begin kwq_kwqctl 107 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -508,6 +508,25 @@ else fail batch_error_paths_close_fds "exit $rc, $lines failures: $(grep -v "^kw
 $K destroy $B
 $K destroy $Q-B5
 $K destroy $Q-B4
+
+# --- long keys: 1..1024 bytes (a Kubernetes namespace/name is up to 317) ---
+L=$Q-long
+k1024=k
+for i in 1 2 3 4 5 6 7 8 9 10; do k1024=$k1024$k1024; done
+k317=$(echo "$k1024" | cut -c1-63)/$(echo "$k1024" | cut -c1-253)
+$K create $L
+rc_is add_1024_and_317_byte_keys 0 $K add $L "$k1024" "$k317"
+out_is get_1024_byte_key "$k1024" $K get $L --timeout 5s
+run $K inspect $L "$k1024"
+[ "$(cut -d' ' -f1-2 $T/out)" = "$k1024 processing" ] && pass inspect_1024_byte_key ||
+	fail inspect_1024_byte_key "exit $rc: $(cut -c1-80 $T/out)"
+rc_is done_1024_byte_key 0 $K done $L "$k1024"
+out_is get_317_byte_key "$k317" $K get $L --timeout 5s
+run $K add $L "${k1024}k"
+if [ "$rc" = 2 ] && grep -q "key of 1025 bytes is too long (keys are 1..1024 bytes)" $T/err &&
+	[ "$($K len $L)" = 0 ]; then pass add_1025_byte_key_usage_names_length
+else fail add_1025_byte_key_usage_names_length "exit $rc: $(cut -c1-120 $T/err)"; fi
+$K destroy $L
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help

@@ -134,6 +134,25 @@ static inline int kt_queue(const char *base, const struct kwq_queue_opts *o,
 	return fd;
 }
 
+/*
+ * A uniquely named queue with a dead set (@max_retries, @max_dead) and
+ * a 1 us rate limiter (requeued keys due at once); the attached fd.
+ */
+static inline int kt_dead_queue(const char *base, unsigned int max_retries,
+				unsigned int max_dead)
+{
+	struct kwq_queue_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_limits = 1;
+	o.limits[0].type = KWQ_LIMIT_EXPONENTIAL;
+	o.limits[0].a = 1000;
+	o.limits[0].b = 1000;
+	o.max_retries = max_retries;
+	o.max_dead = max_dead;
+	return kt_queue(base, &o, NULL);
+}
+
 /* A new fd attached to @name (exits on failure). */
 static inline int kt_attach(const char *name)
 {

@@ -22,7 +22,17 @@
  *
  * Keys travel in packed record buffers: each record is a struct kwq_rec
  * header followed by @len key bytes, padded with zeroes to the next
- * multiple of 8 bytes (KWQ_REC_SIZE(len)).
+ * multiple of 8 bytes (KWQ_REC_SIZE(len)), and starts 8-byte aligned.
+ * A record's size depends on its key only: from KWQ_REC_SIZE(1) (16
+ * bytes) to KWQ_REC_SIZE_MAX.
+ *
+ * Key lengths: version 1 of this ABI took keys of 1..256 bytes
+ * (KWQ_KEY_LEN_MAX_VER1), today's 1..KWQ_KEY_LEN_MAX. Buffers sized for
+ * version 1 keep working: the kernel accepts an output buffer of
+ * KWQ_REC_SIZE_MAX_VER1 (KWQ_IOC_GET) or KWQ_INFO_REC_SIZE_MAX_VER1
+ * (KWQ_IOC_INSPECT) bytes, as version 1 required, and fails a call whose
+ * first key does not fit in it with EMSGSIZE, the key left where it was.
+ * Only a longer key, which an older binary never adds, can do that.
  *
  * Fields marked "out:" are written by the kernel; what they hold on input
  * is ignored, so an argument struct can be reused.
@@ -36,7 +46,9 @@
 /* Queue names: 1..KWQ_NAME_LEN-1 bytes of [A-Za-z0-9._-], NUL-terminated. */
 #define KWQ_NAME_LEN		64
 /* Keys: 1..KWQ_KEY_LEN_MAX bytes, any content. */
-#define KWQ_KEY_LEN_MAX		256
+#define KWQ_KEY_LEN_MAX		1024
+/* Version 1's longest key: what older binaries sized their buffers for. */
+#define KWQ_KEY_LEN_MAX_VER1	256
 /* Most rate limiters one queue combines (as the max of their delays). */
 #define KWQ_LIMITS_MAX		4
 
@@ -152,6 +164,8 @@ struct kwq_rec {
 /* Most records in one batch call (EINVAL beyond). */
 #define KWQ_BATCH_MAX		4096
 #define KWQ_REC_SIZE_MAX	KWQ_REC_SIZE(KWQ_KEY_LEN_MAX)
+/* Version 1's largest record: the smallest KWQ_IOC_GET buffer. */
+#define KWQ_REC_SIZE_MAX_VER1	KWQ_REC_SIZE(KWQ_KEY_LEN_MAX_VER1)
 
 /* A rate-limited add's delay for a key that moved to the dead set. */
 #define KWQ_DELAY_DEAD		(~(__u64)0)
@@ -210,8 +224,12 @@ struct kwq_keys_args {
 /**
  * struct kwq_get_args - KWQ_IOC_GET: take up to @max ready keys
  * @recs: user pointer to the record buffer (filled with keys)
- * @recs_len: bytes at @recs; at least KWQ_REC_SIZE_MAX. A further key is
- *	taken only while KWQ_REC_SIZE_MAX bytes remain, so none is lost.
+ * @recs_len: bytes at @recs; at least KWQ_REC_SIZE_MAX_VER1, and
+ *	KWQ_REC_SIZE_MAX to take any key. A key is taken only if its record
+ *	fits in the bytes left, so none is lost: the call stops before the
+ *	first key that does not fit, or fails with EMSGSIZE if that is the
+ *	first key (it stays ready, first of its priority level). A call
+ *	waiting for @min_nr keys stops waiting once no record fits.
  * @max: most keys to take, >= 1
  * @flags: KWQ_GET_*
  * @min_nr: wait (within @timeout_ns) until this many keys are taken,
@@ -497,6 +515,8 @@ struct kwq_info_rec {
 
 #define KWQ_INFO_REC_SIZE(len)	((sizeof(struct kwq_info_rec) + (len) + 7) & ~7UL)
 #define KWQ_INFO_REC_SIZE_MAX	KWQ_INFO_REC_SIZE(KWQ_KEY_LEN_MAX)
+/* Version 1's largest info record: the smallest KWQ_IOC_INSPECT buffer. */
+#define KWQ_INFO_REC_SIZE_MAX_VER1	KWQ_INFO_REC_SIZE(KWQ_KEY_LEN_MAX_VER1)
 /* Most records one KWQ_IOC_INSPECT returns. */
 #define KWQ_INSPECT_MAX		256
 
@@ -510,9 +530,12 @@ struct kwq_info_rec {
  * @cursor: list: 0 to start, else the cursor the previous call returned;
  *	out: where the walk goes on, 0 once it is over. One key: 0
  * @recs: user pointer to the record buffer (struct kwq_info_rec each)
- * @recs_len: bytes at @recs, at least KWQ_INFO_REC_SIZE_MAX
+ * @recs_len: bytes at @recs, at least KWQ_INFO_REC_SIZE_MAX_VER1; one
+ *	key: at least KWQ_INFO_REC_SIZE(@len) too. A list call given less
+ *	than KWQ_INFO_REC_SIZE_MAX lists one key a call, and fails with
+ *	EMSGSIZE (the cursor unchanged) when its record does not fit.
  * @max: list: most records, 1..KWQ_INSPECT_MAX (and at most
- *	@recs_len / KWQ_INFO_REC_SIZE_MAX are returned); one key: 0
+ *	max(1, @recs_len / KWQ_INFO_REC_SIZE_MAX) are returned); one key: 0
  * @nr: out: records written
  * @used: out: bytes of @recs written
  *

@@ -442,7 +442,7 @@ func testBadInput() error {
 	q.Add("held")
 	long := strings.Repeat("x", kwq.KeyLenMax+1)
 	if err := q.TryAdd(long); err == nil || !strings.Contains(err.Error(), "invalid key") {
-		return errorf("key of 257 bytes: %v", err)
+		return errorf("key of %d bytes: %v", len(long), err)
 	}
 	if _, err := q.AddBatch([]string{"ok1", "", "ok2"}); err == nil {
 		return errorf("a batch with an empty key succeeded")
@@ -527,7 +527,7 @@ func testDoneGetOne() error {
 		return errorf("Len %d after a failed DoneGetOne, want 1 (nothing taken)", n)
 	}
 	if _, err := q.DoneGetOne(strings.Repeat("x", kwq.KeyLenMax+1), 0); err == nil {
-		return errorf("DoneGetOne of a 257-byte key succeeded")
+		return errorf("DoneGetOne of a %d-byte key succeeded", kwq.KeyLenMax+1)
 	}
 	if k, err := q.DoneGetOne(held, 0); err != nil || k != "d" {
 		return errorf("DoneGetOne(%q) = %q, %v; want \"d\"", held, k, err)
@@ -542,6 +542,121 @@ func testDoneGetOne() error {
 	if s, err := q.Stats(); err != nil || s.Processing != 0 || s.Len != 0 {
 		return errorf("Stats after the loop: %+v %v, want nothing left", s, err)
 	}
+	return nil
+}
+
+// testLongKeys: a Kubernetes namespace/name key of the longest kind (a
+// 63-byte namespace, a 253-byte name: 317 bytes) and a key of
+// kwq.KeyLenMax (1024) bytes go through every call a controller makes,
+// one key and batched; KeyLenMax+1 is refused and changes nothing.
+func testLongKeys() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	k8s := strings.Repeat("n", 63) + "/" + strings.Repeat("o", 253)
+	max := strings.Repeat("m", 1023) + "!"
+	if len(k8s) != 317 || len(max) != 1024 {
+		return errorf("key lengths %d, %d", len(k8s), len(max))
+	}
+	for _, k := range []string{k8s, max} {
+		if err := q.TryAdd(k); err != nil {
+			return errorf("add of a %d-byte key: %v", len(k), err)
+		}
+		got, err := q.TryGet(0)
+		if err != nil || got != k {
+			return errorf("get of a %d-byte key: %d bytes, %v", len(k), len(got), err)
+		}
+		if info, err := q.Inspect(k); err != nil || info.Key != k || info.State != kwq.Processing {
+			return errorf("inspect of a %d-byte key: %+v, %v", len(k), info.State, err)
+		}
+		if _, err := q.TryAddRateLimited(k); err != nil {
+			return errorf("rate-limited add of a %d-byte key: %v", len(k), err)
+		}
+		if n, err := q.TryNumRequeues(k); err != nil || n != 1 {
+			return errorf("NumRequeues of a %d-byte key: %d, %v", len(k), n, err)
+		}
+		if err := q.TryForget(k); err != nil {
+			return errorf("forget of a %d-byte key: %v", len(k), err)
+		}
+		if err := q.TryDone(k); err != nil {
+			return errorf("done of a %d-byte key: %v", len(k), err)
+		}
+		if err := q.Remove(k); err != nil && !errors.Is(err, unix.ENOENT) {
+			return errorf("remove of a %d-byte key: %v", len(k), err)
+		}
+	}
+	// The worker loop's single-key call, holding and taking long keys.
+	q.Add(k8s)
+	q.Add(max)
+	q.Add("short")
+	held := ""
+	for _, want := range []string{k8s, max, "short"} {
+		k, err := q.DoneGetOne(held, 0)
+		if err != nil || k != want {
+			return errorf("DoneGetOne(%d bytes) = %d bytes, %v; want %d", len(held), len(k), err, len(want))
+		}
+		held = k
+	}
+	q.Done(held)
+	// Batches: the keys in order, all of them, with their priorities.
+	batch := []string{"a", k8s, max, "b"}
+	if n, err := q.AddBatch(batch); err != nil || n != len(batch) {
+		return errorf("AddBatch: %d, %v", n, err)
+	}
+	keys, err := q.GetBatch(len(batch), 0)
+	if err != nil || !slices.Equal(keys, batch) {
+		return errorf("GetBatch: %d keys, %v", len(keys), err)
+	}
+	if all, err := q.Keys(kwq.StatesAll); err != nil || len(all) != len(batch) {
+		return errorf("Keys: %d, %v; want %d", len(all), err, len(batch))
+	}
+	if keys, err := q.DoneGet(keys, 1, 0); !errors.Is(err, unix.EAGAIN) || len(keys) != 0 {
+		return errorf("DoneGet of the batch: %d keys, %v; want EAGAIN, all done", len(keys), err)
+	}
+	long := max + "x"
+	if err := q.TryAdd(long); err == nil || !strings.Contains(err.Error(), "not 1..1024") {
+		return errorf("add of a 1025-byte key: %v", err)
+	}
+	if _, err := q.AddBatch([]string{"c", long}); err == nil {
+		return errorf("a batch with a 1025-byte key succeeded")
+	}
+	if s, err := q.Stats(); err != nil || s.Len != 0 || s.Processing != 0 {
+		return errorf("Stats at the end: %+v, %v; want nothing left", s, err)
+	}
+	return nil
+}
+
+// testUnnamed: Config{Name: ""}, client-go's unnamed queue, creates a
+// queue of a generated name, another one each time.
+func testUnnamed() error {
+	var names []string
+	for i := 0; i < 2; i++ {
+		q, err := kwq.New(kwq.Config{})
+		if err != nil {
+			return errorf("New with Name \"\": %v", err)
+		}
+		defer finish(q)
+		if !strings.HasPrefix(q.Name(), "unnamed-") || len(q.Name()) != 32 {
+			return errorf("generated name %q, want unnamed- and 24 hex digits", q.Name())
+		}
+		names = append(names, q.Name())
+		q.Add("k")
+		if k, err := q.TryGet(0); err != nil || k != "k" {
+			return errorf("get from %s: %q, %v", q.Name(), k, err)
+		}
+		q.Done("k")
+	}
+	if names[0] == names[1] {
+		return errorf("two unnamed queues share the name %s", names[0])
+	}
+	// The generated name is a real queue's: another process opens it.
+	o, err := kwq.Open(names[0], nil)
+	if err != nil {
+		return errorf("Open(%s): %v", names[0], err)
+	}
+	o.Close()
 	return nil
 }
 
@@ -1057,6 +1172,8 @@ func main() {
 	add("a signal in DoneGet's wait: the done holds once, the get goes on", testSignalInDoneGet)
 	add("DoneGetOne: a single-key worker loop, errors naming the key", testDoneGetOne)
 	add("AddAfter gathers: ordered before later calls, sent at Close, refusals named", testAddAfterGather)
+	add("long keys: a 317-byte namespace/name and a 1024-byte key everywhere, 1025 refused", testLongKeys)
+	add("Name \"\": a generated unique name, as client-go's unnamed queue", testUnnamed)
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
