@@ -278,6 +278,30 @@ static int walk_queue(char *name)
 	return kt_queue("walks", &o, name);
 }
 
+/*
+ * A new queue @name whose every key is dead (a rate-limited add of a new
+ * key is its first failure, a second one its last), then @op of the
+ * whole dead set measured with tracer @t. The queue's fd.
+ */
+static int dead_op(unsigned int t, char *name, const char *what,
+		   long (*op)(int fd))
+{
+	int64_t start;
+	int fd, ok;
+	long r;
+
+	fd = walk_queue(name);
+	ok = !add_all(fd, &limited, "add rate-limited") &&
+	     !add_all(fd, &limited, "kill");
+	tr_arm(t);
+	start = kt_now();
+	r = op(fd);
+	tr_result(t, what, ok && r == (long)count, start);
+	if (r != (long)count)
+		printf("    # %s: %ld of %u: %s\n", what, r, count, strerror(errno));
+	return fd;
+}
+
 /* One pass: every call measured with tracer @t. */
 static void pass(unsigned int t)
 {
@@ -329,20 +353,8 @@ static void pass(unsigned int t)
 		printf("    # destroy %s: %s\n", name, strerror(errno));
 	close(fd);
 
-	/*
-	 * A dead set of every key: a rate-limited add of a new key is its
-	 * first failure, a second one its last. REVIVE of all, then DESTROY
-	 * and the close that frees the queue with every key.
-	 */
-	fd = walk_queue(name);
-	ok = !add_all(fd, &limited, "add rate-limited") &&
-	     !add_all(fd, &limited, "kill");
-	tr_arm(t);
-	start = kt_now();
-	r = kwq_revive_all(fd);
-	tr_result(t, "revive", ok && r == (long)count, start);
-	if (r != (long)count)
-		printf("    # revive: %ld of %u: %s\n", r, count, strerror(errno));
+	/* A dead set of every key: REVIVE of all, then DESTROY and the close. */
+	fd = dead_op(t, name, "revive", kwq_revive_all);
 	tr_arm(t);
 	start = kt_now();
 	ok = kwq_destroy(fd, name) == 0;
@@ -350,15 +362,7 @@ static void pass(unsigned int t)
 	tr_result(t, "destroy", ok, start);
 
 	/* Another dead set of every key: PURGE of all. */
-	fd = walk_queue(name);
-	ok = !add_all(fd, &limited, "add rate-limited") &&
-	     !add_all(fd, &limited, "kill");
-	tr_arm(t);
-	start = kt_now();
-	r = kwq_purge_all(fd);
-	tr_result(t, "purge", ok && r == (long)count, start);
-	if (r != (long)count)
-		printf("    # purge: %ld of %u: %s\n", r, count, strerror(errno));
+	fd = dead_op(t, name, "purge", kwq_purge_all);
 	if (kwq_destroy(fd, name) < 0)
 		printf("    # destroy %s: %s\n", name, strerror(errno));
 	close(fd);
