@@ -300,8 +300,12 @@ debug72=" lifecycle namespace leak batch dev fuzz "
 # coverage adds up the gcov data of both VMs.
 debug612b=" failnth limits "
 # walks_test's keys per queue: every whole-queue call on that many keys,
-# once under each latency tracer (the figure).
+# once under each latency tracer (the figure). Then, under each
+# tracer, the fuzzer for $walks_fuzz_secs s as a load (-x): every ioctl
+# path with hostile arguments, as root and as other users, so that the
+# figures cover what any caller can do, not only the walks.
 walks_keys=1000000
+walks_fuzz_secs=20
 # Repetition finds leaks and load/unload races: once, under kmemleak, is
 # enough for 100 cycles; elsewhere a few show that the cycle works.
 lifecycle_few=10
@@ -349,7 +353,8 @@ user_tests() {
 			if [ "$s" = lifecycle ]; then
 				echo "user_test $s env CYCLES=$cycles /kwq/tests/${s}_test"
 			elif [ "$s" = walks ]; then
-				echo "user_test $s /kwq/tests/${s}_test -n $walks_keys"
+				echo "user_test $s /kwq/tests/${s}_test -n $walks_keys" \
+					"-x '/kwq/tests/fuzz_test -t $walks_fuzz_secs'"
 			elif [ "$s" = fuzz ] && [ "$1" = stock ]; then
 				echo "user_test $s /kwq/tests/${s}_test -t $fuzz_secs_stock"
 			else
