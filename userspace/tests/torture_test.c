@@ -78,6 +78,7 @@ static const char *const op_names[OP_NR] = {
 	"?", "add", "add_batch", "get", "done_get", "done", "done_batch",
 	"remove", "forget", "purge", "revive_all", "kill", "exit",
 };
+
 static const char *const kind_names[] = { "plain", "prio", "after", "rl" };
 
 /*
@@ -535,6 +536,7 @@ enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
 static const char *const fault_names[F_NR] = {
 	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
 };
+
 static unsigned long faults[F_NR];
 
 static int new_slot(int kind)
@@ -556,7 +558,8 @@ static int spawn(int kind, unsigned int seed)
 
 	if (pid == 0) {
 		my_slot = s;
-		rec_cur = rec_end = 0;
+		rec_cur = 0;
+		rec_end = 0;
 		srand(seed);
 		atomic_store(&ar->slots[s].pid, (int)getpid());
 		if (kind == S_PRODUCER)
@@ -739,7 +742,7 @@ static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 			snprintf(what, sizeof(what), " [key #%d%s]", i,
 				 r->op == OP_DONEGET && i < r->ndone ?
 				 " done part" : "");
-	printf("    #   %9.3f..%-9.3f ms  slot %u pid %d %s q%u %s arg %lld nk %u ret %lld %s%s%s\n",
+	printf("    #   %9.3f..%-9.3f ms slot %u pid %d %s q%u %s arg %lld nk %u ret %lld %s%s%s\n",
 	       (double)(r->inv - t0) / 1e6,
 	       atomic_load(&r->state) == 2 ? (double)(r->cmp - t0) / 1e6 : -1.0,
 	       r->slot, atomic_load(&ar->slots[r->slot].pid), op_names[r->op],
@@ -859,7 +862,7 @@ static void check_key(const struct ev *e, size_t n)
 						  e, n, "one get returned it twice");
 			cons = cons > r->cmp ? cons : r->cmp;
 			first_out = min64(first_out, r->cmp);
-			if (nh < sizeof(holds) / sizeof(holds[0])) {
+			if (nh < ARRAY_SIZE(holds)) {
 				struct hold *x = &holds[nh++];
 				int64_t t = get_timeout(r);
 
@@ -1091,8 +1094,10 @@ static int check_history(void)
 	gone = malloc(sizeof(*gone) * MAX_SLOTS);
 	if (!death || !gone)
 		return -1;
-	for (i = 0; i < MAX_SLOTS; i++)
-		death[i] = gone[i] = T_INF;
+	for (i = 0; i < MAX_SLOTS; i++) {
+		death[i] = T_INF;
+		gone[i] = T_INF;
+	}
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[i];
 
@@ -1216,7 +1221,7 @@ int main(int argc, char **argv)
 		   (unsigned long long)st[0].processing, (unsigned long long)st[0].dead);
 	ok = check_history() == 0;
 	ktap_check(ok, "history_checked", "out of memory");
-	printf("    # %llu calls in the history (%llu unknown outcomes), %llu keys, %u processes, %lu faults\n",
+	printf("    # %llu calls (%llu unknown outcomes), %llu keys, %u processes, %lu faults\n",
 	       (unsigned long long)ck.ops, (unsigned long long)ck.unknown,
 	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults);
 	ktap_check(ck.ops > 1000 && nfaults > 10 && ck.deadline_checked > 0 &&
@@ -1238,7 +1243,7 @@ int main(int argc, char **argv)
 		   "a ready key waited %lld ms for a waiting getter",
 		   (long long)(ck.max_ready_wait / KT_MS));
 	for (q = 0; q < NQ; q++)
-		printf("    # queue %d: %llu hand-outs, %llu dones, %llu rate-limited adds, %llu leases revoked, %llu returned, %llu dead\n",
+		printf("    # q%d: got %llu done %llu rl %llu revoked %llu back %llu dead %llu\n",
 		       q, (unsigned long long)ck.qc[q].handouts,
 		       (unsigned long long)ck.qc[q].done_ok,
 		       (unsigned long long)ck.qc[q].rl_ok,
