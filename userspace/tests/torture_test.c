@@ -110,7 +110,7 @@ struct slot {
 struct arena {
 	_Atomic uint64_t next;		/* records claimed */
 	_Atomic uint32_t uniq[NQ];	/* unique keys made */
-	_Atomic int stop, full;
+	_Atomic int stop, full, calm;
 	_Atomic uint32_t nslots;
 	struct slot slots[MAX_SLOTS];
 	struct trec rec[];
@@ -370,7 +370,14 @@ static void producer(void)
 	while (!atomic_load(&ar->stop)) {
 		q = rand() % NQ;
 		dice = rand() % 100;
-		if (dice < 25) {
+		if (atomic_load(&ar->calm)) {
+			/*
+			 * A calm spell: the workers wait in their gets, a key
+			 * now and then must wake one of them.
+			 */
+			t_add(q, unique_key(q), K_PLAIN, 0);
+			kt_sleep_ms(100 + rand() % 300);
+		} else if (dice < 25) {
 			t_add(q, pool_key(q), K_PLAIN, 0);
 		} else if (dice < 33) {
 			t_add(q, pool_key(q), K_PRIO, rand() % 4 - 1);
@@ -1155,8 +1162,8 @@ int main(int argc, char **argv)
 	unsigned int seed = (unsigned int)kt_now();
 	int secs = 90, nprod = 3, nwork = 4, opt, q, i, bad = 0, ok;
 	int slots[MAX_PROCS];
-	int64_t t0, end;
-	unsigned long nfaults = 0;
+	int64_t t0, end, calm_at;
+	unsigned long nfaults = 0, calms = 0;
 
 	while ((opt = getopt(argc, argv, "t:s:p:w:")) != -1) {
 		if (opt == 't')
@@ -1193,7 +1200,16 @@ int main(int argc, char **argv)
 				 seed + 1 + (unsigned int)i);
 	t0 = kt_now();
 	end = t0 + (int64_t)secs * KT_SEC;
+	calm_at = t0 + 3 * KT_SEC;
 	while (kt_now() < end && !atomic_load(&ar->full)) {
+		/* every 4-8 s a calm spell of 2 s without faults */
+		if (kt_now() >= calm_at) {
+			atomic_store(&ar->calm, 1);
+			kt_sleep_ms(2000);
+			atomic_store(&ar->calm, 0);
+			calm_at = kt_now() + (4 + rand() % 5) * KT_SEC;
+			calms++;
+		}
 		kt_sleep_ms(20 + rand() % 130);
 		bad += !fault(slots, nprod, nprod + nwork,
 			      seed + 1000 + (unsigned int)nfaults);
@@ -1221,9 +1237,10 @@ int main(int argc, char **argv)
 		   (unsigned long long)st[0].processing, (unsigned long long)st[0].dead);
 	ok = check_history() == 0;
 	ktap_check(ok, "history_checked", "out of memory");
-	printf("    # %llu calls (%llu unknown outcomes), %llu keys, %u processes, %lu faults\n",
+	printf("    # %llu calls (%llu unknown), %llu keys, %u processes, %lu faults, %lu calm\n",
 	       (unsigned long long)ck.ops, (unsigned long long)ck.unknown,
-	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults);
+	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults,
+	       calms);
 	ktap_check(ck.ops > 1000 && nfaults > 10 && ck.deadline_checked > 0 &&
 		   ck.wait_measured > 0, "workload_ran",
 		   "%llu calls, %lu faults, %llu deadlines, %llu waits",
