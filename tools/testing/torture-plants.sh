@@ -18,8 +18,8 @@ for p in lost_wakeup:lost_wakeup dropped_requeue:lost double_lease:two_holders; 
 		-t $((secs * 3 + 600)) "torture:-t,$secs" >/dev/null 2>&1; then
 		echo "  FAIL planted $bug: torture_test passed (log: $log)"
 		failed=1
-	elif grep -q "# [0-9]* violations $want\$" "$log"; then
-		echo "  PASS planted $bug: caught, $(grep -m1 "VIOLATION" "$log" | sed 's/^ *# //')"
+	elif tr -d '\r' <"$log" | grep -q "# [0-9]* violations $want\$"; then
+		echo "  PASS planted $bug: caught, $(tr -d '\r' <"$log" | grep -m1 "VIOLATION" | sed 's/^ *# //')"
 	else
 		echo "  FAIL planted $bug: no '$want' violation (log: $log)"
 		failed=1
