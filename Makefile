@@ -23,6 +23,10 @@
 #                        SEED=S (random, printed) PROCS=P THREADS=T; its
 #                        reproducers in build/fuzz/repro-*; REPLAY=FILE
 #                        replays one (one thread, each call's result)
+#   make torture         the torture run (issue 34) on the debug 6.12 kernel,
+#                        SECONDS=N (300) SEED=S; PLANT=BUG loads a kwq.ko
+#                        with a planted bug (tools/testing/plant/BUG.patch)
+#   make torture-plants  each planted bug must be caught (one VM each, 60 s)
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
 #   make coverage        line and branch coverage of src/ (gcov, lcov): the
 #                        debug 6.12 VMs of make check alone; HTML in
@@ -61,7 +65,7 @@ KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
 .PHONY: all modules modules_clean clean check bench bench-host bench-host-tables demo kernel userspace install uninstall
-.PHONY: fuzz check-kcsan coverage deb man
+.PHONY: fuzz check-kcsan coverage deb man torture torture-plants
 
 # Man pages: NAME.SECTION from one page of Documentation/ each, with its
 # NAME line's description.
@@ -108,6 +112,17 @@ THREADS ?= 3
 fuzz:
 	tools/testing/fuzz.sh -t $(SECONDS) -p $(PROCS) -j $(THREADS) $(if $(SEED),-s $(SEED)) \
 		$(if $(REPLAY),-r $(abspath $(REPLAY)))
+
+# The torture run (userspace/tests/torture_test.c) for SECONDS on the debug
+# 6.12 kernel; PLANT=BUG loads a kwq.ko with a planted bug
+# (tools/testing/plant/BUG.patch). torture-plants proves each is caught.
+comma := ,
+torture:
+	tools/testing/try.sh -o torture -t $$(($(SECONDS) * 3 + 600)) \
+		$(if $(PLANT),-P $(PLANT)) torture:-t,$(SECONDS)$(if $(SEED),$(comma)-s$(comma)$(SEED))
+
+torture-plants:
+	tools/testing/torture-plants.sh $(if $(filter command line,$(origin SECONDS)),$(SECONDS),60)
 
 check-kcsan:
 	KWQ_CHECK_ONLY=kcsan tools/testing/check.sh

@@ -5,7 +5,7 @@
 # against several kernels never share objects. W=1; any compiler warning
 # fails the build.
 #
-# usage: build-module.sh KDIR OUTDIR [MAKE-ARGS...]
+# usage: [KWQ_PLANT=NAME] build-module.sh KDIR OUTDIR [MAKE-ARGS...]
 # leaves the .ko files and build.log in OUTDIR.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +21,12 @@ mkdir -p "$out/src"
 for d in Kbuild dkms.conf src include kunit; do
 	[ -e "$KWQ_ROOT/$d" ] && cp -r "$KWQ_ROOT/$d" "$out/src/"
 done
+# KWQ_PLANT=NAME: a deliberately broken kwq.ko (tools/testing/plant/NAME.patch
+# applied to this copy), for proving that torture_test catches the bug.
+if [ -n "${KWQ_PLANT:-}" ]; then
+	patch -s -d "$out/src" -p1 <"$KWQ_ROOT/tools/testing/plant/$KWQ_PLANT.patch" ||
+		die "planted bug $KWQ_PLANT does not apply"
+fi
 if ! make -C "$kdir" M="$out/src" W=1 "$@" modules >"$out/build.log" 2>&1; then
 	grep -E 'error|warning' "$out/build.log" | head -20 >&2 || tail -20 "$out/build.log" >&2
 	die "module build against $kdir failed (log: $out/build.log)"

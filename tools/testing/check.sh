@@ -267,8 +267,11 @@ user_suites=()
 # Suites that need the debug kernel's options and are in its plan alone,
 # not skipped elsewhere: failnth needs fail-nth, failslab and
 # fail_page_alloc (CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAILSLAB,
-# CONFIG_FAIL_PAGE_ALLOC), which stock Debian kernels lack.
-debug_only=" failnth "
+# CONFIG_FAIL_PAGE_ALLOC), which stock Debian kernels lack. torture
+# (issue 34) runs its workload under KASAN, lockdep and kmemleak alone,
+# for $torture_secs s in the debug-6.12b VM (make torture for longer).
+debug_only=" failnth torture "
+torture_secs=60
 # Suites that run on the latency kernel (config/latency.config) alone,
 # and nothing else there: walks measures, with the kernel's latency
 # tracers, how long kwq's whole-queue calls on $walks_keys keys hold
@@ -296,9 +299,10 @@ debug72=" lifecycle namespace leak batch dev fuzz "
 # The debug 6.12 suites take about 400 s one after the other, most on one
 # vCPU: these run in a second VM of the same kernel and the same kwq.ko
 # (debug-6.12b), beside the first, so that no VM holds up the end of the
-# run. The two longest (failnth 86 s, limits 80 s of guest time);
-# coverage adds up the gcov data of both VMs.
-debug612b=" failnth limits "
+# run. The two longest (failnth 86 s, limits 80 s of guest time) and
+# torture (71 s: its workload, then the drain and the check); coverage
+# adds up the gcov data of both VMs.
+debug612b=" failnth limits torture "
 # walks_test's keys per queue: every whole-queue call on that many keys,
 # once under each latency tracer (the issue's figure). Then, under each
 # tracer, the fuzzer for $walks_fuzz_secs s as a load (-x): every ioctl
@@ -355,6 +359,8 @@ user_tests() {
 			elif [ "$s" = walks ]; then
 				echo "user_test $s /kwq/tests/${s}_test -n $walks_keys" \
 					"-x '/kwq/tests/fuzz_test -t $walks_fuzz_secs'"
+			elif [ "$s" = torture ]; then
+				echo "user_test $s /kwq/tests/${s}_test -t $torture_secs"
 			elif [ "$s" = fuzz ] && [ "$1" = stock ]; then
 				echo "user_test $s /kwq/tests/${s}_test -t $fuzz_secs_stock"
 			else

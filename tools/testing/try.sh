@@ -3,27 +3,30 @@
 # (or stock) kernel in QEMU and run only the suites named, judged as make
 # check judges them (report.py: KTAP and every splat).
 #
-# usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t TIMEOUT] [-o NAME] [SUITE[:ARGS]...]
+# usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t TIMEOUT] [-o NAME] [-P BUG] [SUITE[:ARGS]...]
 #   -v  the kernel (default: the debug 6.12 test kernel; latency: the
 #       latency kernel walks_test runs on, one vCPU, its clock counting
 #       instructions: lib.sh, KWQ_LATENCY_VM_QEMU)
 #   -k  also load kwq_test.ko (every KUnit suite; debug kernels only)
 #   -o  a name for this run's build directory and log (default: try),
 #       so that several runs can go on side by side
+#   -P  load a deliberately broken kwq.ko: tools/testing/plant/BUG.patch
+#       applied (torture_test must catch it)
 #   SUITE  a userspace test (userspace/tests/SUITE_test[.c|.sh]);
 #          SUITE:ARGS passes ARGS (split on commas) to it
 # Log: $KWQ_OUT/logs/vm-NAME.log. Exit 0 when every case passed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ver=6.12 kunit=0 timeout=1800 name=try append='' qemu_args=''
-while getopts v:kt:o: opt; do
+ver=6.12 kunit=0 timeout=1800 name=try append='' qemu_args='' plant=''
+while getopts v:kt:o:P: opt; do
 	case $opt in
 	v) ver=$OPTARG ;;
 	k) kunit=1 ;;
 	t) timeout=$OPTARG ;;
 	o) name=$OPTARG ;;
-	*) die "usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t S] [-o NAME] [SUITE[:ARGS]...]" ;;
+	P) plant=$OPTARG ;;
+	*) die "usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t S] [-o NAME] [-P BUG] [SUITE[:ARGS]...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -52,7 +55,7 @@ latency)
 *) die "unknown kernel $ver" ;;
 esac
 m=$KWQ_OUT/mod-$name
-"$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$m" >/dev/null ||
+KWQ_PLANT=$plant "$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$m" >/dev/null ||
 	die "module build failed (log: $m/build.log)"
 u=$KWQ_OUT/user-$name
 make -s -C "$KWQ_ROOT/userspace" tests OUT="$u" >/dev/null || die "userspace build failed"

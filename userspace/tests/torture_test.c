@@ -1,0 +1,1384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exactly once under chaos (issue 34, first slice): producer and worker
+ * processes run a realistic workload on three queues (priorities,
+ * add_after, rate-limited adds, processing deadlines short enough to
+ * pass, dead sets, batches, remove, forget, purge) while the parent, the
+ * fault driver, SIGKILLs workers and producers at random (also in the
+ * middle of a batch call, or while holding keys) and forks replacements.
+ *
+ * Every call is recorded: its invocation (process, queue, op, keys, args,
+ * CLOCK_MONOTONIC time) before the call, its completion (result, errno,
+ * time, the keys a get handed out) after it, in records of a MAP_SHARED
+ * arena mapped before any fork, claimed in chunks per process. A record
+ * is marked complete only once fully written: a SIGKILLed process's calls
+ * survive, the one it was in as an invocation without completion (an
+ * unknown outcome, as Jepsen treats it). At the end the parent revives
+ * the dead sets, drains every queue (each remaining key comes out,
+ * recorded too) and checks the merged history against the model, here in
+ * C: the VM (a busybox initramfs) has no Python, and a checker in the
+ * test judges the run through KTAP like every other suite, with no
+ * history to carry out of the VM. Per key:
+ *
+ *  - no add lost: every add that returned success, and every lease that
+ *    ended otherwise than by a successful done (revoked at its deadline,
+ *    returned at its holder's death: both requeue the key), is followed
+ *    by a consumption that completed after it: a hand-out, a remove or a
+ *    purge (a dead key is revived for the drain, so dead-set moves need
+ *    no exception; no shutdown drops a key here). Unknown outcomes count
+ *    for the model: an unknown add obliges nothing, an unknown remove or
+ *    purge may have consumed anything before its process died;
+ *  - never two holders at once: a hold is surely live from its get's
+ *    completion until the first moment it could have ended (its done's
+ *    invocation; with no successful done, the earlier of its processing
+ *    deadline counted from the get's invocation and its holder's kill);
+ *    two such intervals of one key must not overlap;
+ *  - no hand-out before an add_after (or rate-limited) deadline: the
+ *    first hand-out of a key added once with a delay completes no earlier
+ *    than the add's invocation plus the delay (tolerance 0: the kernel
+ *    reads its clock after the invocation, both are CLOCK_MONOTONIC);
+ *  - no lost wake-up: a key made ready by a plain add must not sit ready
+ *    more than LOST_WAKE_NS while a getter of its queue waited from
+ *    before (woken getters take keys at once; the getters wait 2 s, so a
+ *    key nobody was woken for waits until a timeout or a new get). Calm
+ *    spells without faults, a key now and then, let the workers wait. A
+ *    hang detector with a wide margin, not a timing goal;
+ *  - the kernel's final statistics (KWQ_IOC_STATS) agree with the
+ *    history's counts (bounds where calls have unknown outcomes).
+ *
+ * The first violating key is printed with its whole sub-history.
+ *
+ *   torture_test [-t SECONDS] [-s SEED] [-p PRODUCERS] [-w WORKERS]
+ */
+#include "kwqtest.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+#define NQ		3
+#define POOL		48		/* shared keys per queue */
+#define KMAX		16		/* keys in one record */
+#define BATCH		8		/* keys in one batch call */
+#define CHUNK		256		/* records a process claims at once */
+#define ARENA_BYTES	(256UL << 20)
+#define RESERVE		65536		/* records kept for the parent's drain */
+#define MAX_SLOTS	16384
+#define MAX_PROCS	16
+#define GET_WAIT_NS	(2 * KT_SEC)
+#define LOST_WAKE_NS	(1 * KT_SEC)
+#define T_INF		INT64_MAX
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+enum { OP_ADD = 1, OP_ADDB, OP_GET, OP_DONEGET, OP_DONE, OP_DONEB,
+	OP_REMOVE, OP_FORGET, OP_PURGE, OP_REVIVE_ALL, OP_KILL, OP_EXIT,
+	OP_NR };
+/* Kinds of add (struct trec.kind). */
+enum { K_PLAIN, K_PRIO, K_AFTER, K_RL };
+static const char *const op_names[OP_NR] = {
+	"?", "add", "add_batch", "get", "done_get", "done", "done_batch",
+	"remove", "forget", "purge", "revive_all", "kill", "exit",
+};
+
+static const char *const kind_names[] = { "plain", "prio", "after", "rl" };
+
+/*
+ * One call. @state: 0 unwritten, 1 invoked (the rest of the invocation
+ * is written), 2 completed. @keys: add/done/remove...: the keys given;
+ * get: the keys handed out; done_get: @ndone keys finished first, then
+ * the keys handed out. @ret: add/remove...: 0 or -1; rl add: the delay;
+ * batches: the number handled; gets: the keys taken. @aux: done_get: the
+ * keys finished; get: the most asked for; kill: the target's pid.
+ */
+struct trec {
+	_Atomic uint32_t state;
+	uint8_t op, q, nk, ndone;
+	uint16_t slot, kind;
+	int32_t err, aux;
+	int64_t ret, inv, cmp;
+	int64_t arg;	/* delay, priority, processing ns, target slot, min_nr */
+	uint32_t key[KMAX];
+};
+
+enum { S_PARENT, S_PRODUCER, S_WORKER };
+struct slot {
+	_Atomic int pid;
+	int kind;
+	_Atomic int cur_op;	/* the op of the call in progress, or 0 */
+	_Atomic int holding;	/* keys held (workers) */
+};
+
+struct arena {
+	_Atomic uint64_t next;		/* records claimed */
+	_Atomic uint32_t uniq[NQ];	/* unique keys made */
+	_Atomic int stop, full, calm;
+	_Atomic uint32_t nslots;
+	struct slot slots[MAX_SLOTS];
+	struct trec rec[];
+};
+
+static struct arena *ar;
+static uint64_t nrec_max;
+static char qname[NQ][KWQ_NAME_LEN];
+static int qfd[NQ];
+static int my_slot;
+static uint64_t rec_cur, rec_end;
+
+/* Processing deadline and get deadlines of each queue (see main()). */
+static const int64_t q_timeout[NQ] = { 0, 30 * KT_MS, 200 * KT_MS };
+
+/* --- the history ------------------------------------------------------ */
+
+static struct trec *rec_claim(void)
+{
+	if (rec_cur == rec_end) {
+		uint64_t c = atomic_fetch_add(&ar->next, CHUNK);
+
+		if (c + CHUNK > nrec_max - (my_slot ? RESERVE : 0)) {
+			atomic_store(&ar->full, 1);
+			return NULL;
+		}
+		rec_cur = c;
+		rec_end = c + CHUNK;
+	}
+	return &ar->rec[rec_cur++];
+}
+
+/* The invocation: @r's fields are written; publish it, then the call. */
+static struct trec *rec_inv(int op, int q, int kind, int64_t arg,
+			    const uint32_t *keys, int nk)
+{
+	struct trec *r = rec_claim();
+
+	if (!r) {
+		/* The history is full: stop working (main() ends the run). */
+		if (my_slot)
+			pause();
+		return NULL;
+	}
+	r->op = (uint8_t)op;
+	r->q = (uint8_t)q;
+	r->kind = (uint16_t)kind;
+	r->slot = (uint16_t)my_slot;
+	r->arg = arg;
+	r->nk = (uint8_t)nk;
+	if (nk)
+		memcpy(r->key, keys, sizeof(*keys) * (size_t)nk);
+	atomic_store(&ar->slots[my_slot].cur_op, op);
+	r->inv = kt_now();
+	atomic_store_explicit(&r->state, 1, memory_order_release);
+	return r;
+}
+
+static void rec_cmp(struct trec *r, int64_t ret, int err)
+{
+	r->cmp = kt_now();
+	r->ret = ret;
+	r->err = err;
+	atomic_store_explicit(&r->state, 2, memory_order_release);
+	atomic_store(&ar->slots[my_slot].cur_op, 0);
+}
+
+static int key_name(char *buf, uint32_t k)
+{
+	return sprintf(buf, "k%u", k);
+}
+
+static int key_parse(const void *key, size_t len, uint32_t *k)
+{
+	char tmp[16];
+
+	if (len < 2 || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, key, len);
+	tmp[len] = '\0';
+	return sscanf(tmp, "k%u", k) == 1 ? 0 : -1;
+}
+
+static int key_q(uint32_t k)
+{
+	return (int)(k >> 28);
+}
+
+static int key_unique(uint32_t k)
+{
+	return (k & 0x0fffffff) >= POOL;
+}
+
+static uint32_t pool_key(int q)
+{
+	return (uint32_t)q << 28 | (uint32_t)(rand() % POOL);
+}
+
+static uint32_t unique_key(int q)
+{
+	return (uint32_t)q << 28 |
+	       (POOL + atomic_fetch_add(&ar->uniq[q], 1));
+}
+
+/* Records of a packed buffer into keys[]: their number. */
+static int keys_of(const void *buf, size_t used, uint32_t *keys, int max)
+{
+	const void *key;
+	size_t off = 0, len;
+	int prio, n = 0;
+
+	while (n < max && kwq_rec_next(buf, used, &off, &key, &len, &prio) > 0)
+		if (key_parse(key, len, &keys[n]) == 0)
+			n++;
+	return n;
+}
+
+static void rb_fill(struct kwq_recbuf *rb, const uint32_t *keys, int n,
+		    int prio)
+{
+	char name[16];
+	int i;
+
+	kwq_recbuf_reset(rb);
+	for (i = 0; i < n; i++)
+		kwq_recbuf_push(rb, name, (size_t)key_name(name, keys[i]), prio);
+}
+
+/* --- recorded calls --------------------------------------------------- */
+
+static void t_add(int q, uint32_t k, int kind, int64_t arg)
+{
+	char name[16];
+	size_t len = (size_t)key_name(name, k);
+	uint64_t delay = 0;
+	struct trec *r = rec_inv(OP_ADD, q, kind, arg, &k, 1);
+	int ret;
+
+	if (!r)
+		return;
+	switch (kind) {
+	case K_PRIO:
+		ret = kwq_add_priority(qfd[q], name, len, (int)arg);
+		break;
+	case K_AFTER:
+		ret = kwq_add_after(qfd[q], name, len, arg);
+		break;
+	case K_RL:
+		ret = kwq_add_rate_limited(qfd[q], name, len, &delay);
+		break;
+	default:
+		ret = kwq_add(qfd[q], name, len);
+	}
+	rec_cmp(r, ret < 0 ? -1 : (int64_t)delay, ret < 0 ? errno : 0);
+}
+
+static void t_add_batch(int q, const uint32_t *keys, int n, int kind,
+			int64_t after)
+{
+	static uint64_t delays[BATCH];
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	struct kwq_batch_opts o = { 0, 0, NULL };
+	struct trec *r;
+	unsigned int done = 0;
+	int ret;
+
+	rb_fill(&rb, keys, n, kind == K_PRIO ? 1 : 0);
+	if (kind == K_AFTER) {
+		o.flags = KWQ_ADD_AFTER;
+		o.after_ns = after;
+	} else if (kind == K_RL) {
+		o.flags = KWQ_ADD_RATE_LIMITED;
+		o.delays = delays;
+	}
+	r = rec_inv(OP_ADDB, q, kind, after, keys, n);
+	if (r) {
+		ret = kwq_add_batch(qfd[q], &rb, &o, &done);
+		rec_cmp(r, done, ret < 0 ? errno : 0);
+	}
+	kwq_recbuf_free(&rb);
+}
+
+/* remove, forget, purge of one key */
+static void t_key_op(int op, int q, uint32_t k)
+{
+	char name[16];
+	size_t len = (size_t)key_name(name, k);
+	struct trec *r = rec_inv(op, q, 0, 0, &k, 1);
+	int ret;
+
+	if (!r)
+		return;
+	if (op == OP_REMOVE)
+		ret = kwq_remove(qfd[q], name, len);
+	else if (op == OP_FORGET)
+		ret = kwq_forget(qfd[q], name, len);
+	else
+		ret = kwq_purge(qfd[q], name, len);
+	rec_cmp(r, ret < 0 ? -1 : 0, ret < 0 ? errno : 0);
+}
+
+/*
+ * Finish @n keys held on queue @q: in batches, going on past a key whose
+ * lease was revoked (ESTALE), one record a call.
+ */
+static void t_done(int q, const uint32_t *keys, int n)
+{
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	struct trec *r;
+	unsigned int done;
+	int i = 0, ret;
+
+	while (i < n) {
+		if (n - i == 1 || rand() % 2) {
+			char name[16];
+			size_t len = (size_t)key_name(name, keys[i]);
+
+			r = rec_inv(OP_DONE, q, 0, 0, &keys[i], 1);
+			if (!r)
+				break;
+			ret = kwq_done(qfd[q], name, len);
+			rec_cmp(r, ret < 0 ? -1 : 0, ret < 0 ? errno : 0);
+			i++;
+			continue;
+		}
+		rb_fill(&rb, keys + i, n - i, 0);
+		r = rec_inv(OP_DONEB, q, 0, 0, keys + i, n - i);
+		if (!r)
+			break;
+		done = 0;
+		ret = kwq_done_batch(qfd[q], &rb, &done);
+		rec_cmp(r, done, ret < 0 ? errno : 0);
+		/* the key that failed is finished for good (ESTALE...) */
+		i += (int)done + (ret < 0);
+	}
+	kwq_recbuf_free(&rb);
+}
+
+/* --- the processes ------------------------------------------------------ */
+
+static void attach_all(void)
+{
+	int q;
+
+	for (q = 0; q < NQ; q++) {
+		close(qfd[q]);
+		qfd[q] = kt_attach(qname[q]);
+	}
+}
+
+static void producer(void)
+{
+	uint32_t keys[BATCH];
+	int q, n, i, dice;
+
+	attach_all();
+	while (!atomic_load(&ar->stop)) {
+		q = rand() % NQ;
+		dice = rand() % 100;
+		if (atomic_load(&ar->calm)) {
+			/*
+			 * A calm spell: the workers wait in their gets, a key
+			 * now and then must wake one of them.
+			 */
+			t_add(q, unique_key(q), K_PLAIN, 0);
+			kt_sleep_ms(100 + rand() % 300);
+		} else if (dice < 25) {
+			t_add(q, pool_key(q), K_PLAIN, 0);
+		} else if (dice < 33) {
+			t_add(q, pool_key(q), K_PRIO, rand() % 4 - 1);
+		} else if (dice < 43) {
+			t_add(q, pool_key(q), K_AFTER, (rand() % 50) * KT_MS);
+		} else if (dice < 50) {
+			t_add(q, pool_key(q), K_RL, 0);
+		} else if (dice < 60) {
+			n = 1 + rand() % BATCH;
+			for (i = 0; i < n; i++)
+				keys[i] = rand() % 2 ? pool_key(q) : unique_key(q);
+			i = rand() % 4;
+			t_add_batch(q, keys, n, i,
+				    i == K_AFTER ? (1 + rand() % 40) * KT_MS : 0);
+		} else if (dice < 80) {
+			/* a unique key, added once: its deadline is checked */
+			i = rand() % 4;
+			t_add(q, unique_key(q), i,
+			      i == K_AFTER ? (1 + rand() % 40) * KT_MS :
+			      i == K_PRIO ? 2 : 0);
+		} else if (dice < 86) {
+			t_key_op(OP_REMOVE, q, pool_key(q));
+		} else if (dice < 90) {
+			t_key_op(OP_FORGET, q, pool_key(q));
+		} else if (dice < 93) {
+			t_key_op(OP_PURGE, q, pool_key(q));
+		} else {
+			/* quiet spells: getters wait, wake-ups matter */
+			kt_sleep_ms(rand() % 60);
+		}
+		if (rand() % 8 == 0)
+			kt_sleep_ms(rand() % 4);
+	}
+	{
+		struct trec *r = rec_inv(OP_EXIT, 0, 0, 0, NULL, 0);
+
+		if (r)
+			rec_cmp(r, 0, 0);
+	}
+	_exit(0);
+}
+
+/*
+ * Work on @n keys of queue @q: each one "processed" a random short time
+ * (sometimes past a short deadline), then finished or failed (a
+ * rate-limited add, then done). Leaves the keys to finish in @done
+ * (*@ndone of them) when the next call is a done_get, else finishes them.
+ */
+static void work(int q, const uint32_t *keys, int n, uint32_t *fin,
+		 int *nfin, int fin_later)
+{
+	int i;
+
+	atomic_store(&ar->slots[my_slot].holding, n);
+	for (i = 0; i < n; i++) {
+		int dice = rand() % 100;
+
+		if (dice < 50)
+			;
+		else if (dice < 90)
+			kt_sleep_ms(rand() % 5);
+		else
+			kt_sleep_ms(20 + rand() % 40);
+		if (rand() % 5 == 0)
+			t_add(q, keys[i], K_RL, 0);
+	}
+	if (fin_later) {
+		memcpy(fin, keys, sizeof(*keys) * (size_t)n);
+		*nfin = n;
+		return;
+	}
+	t_done(q, keys, n);
+	atomic_store(&ar->slots[my_slot].holding, 0);
+	*nfin = 0;
+}
+
+static void worker(void)
+{
+	static unsigned char buf[KWQ_REC_SIZE_MAX * BATCH];
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	uint32_t keys[KMAX], fin[BATCH];
+	int nfin = 0, fq = 0, q, n, dice, min_nr;
+	unsigned int done, max;
+	struct trec *r;
+	int64_t pns;
+	size_t used;
+
+	attach_all();
+	for (;;) {
+		dice = rand() % 100;
+		q = nfin ? fq : rand() % NQ;
+		max = 1 + (unsigned int)rand() % BATCH;
+		if (dice < 30 && !nfin) {
+			char key[KWQ_KEY_LEN_MAX + 1];
+			long len;
+
+			r = rec_inv(OP_GET, q, 0, 0, NULL, 0);
+			if (!r)
+				continue;
+			r->aux = 1;
+			len = kwq_get(qfd[q], key, sizeof(key), 0, GET_WAIT_NS);
+			n = len >= 0 && key_parse(key, (size_t)len, &keys[0]) == 0;
+			if (n) {
+				r->key[0] = keys[0];
+				r->nk = 1;
+			}
+			rec_cmp(r, len < 0 ? -1 : n, len < 0 ? errno : 0);
+		} else if (dice < 60 && !nfin) {
+			/* a processing deadline of the get's own, or none */
+			pns = rand() % 3 == 0 ? (5 + rand() % 20) * KT_MS :
+			      rand() % 2 ? 0 : (int64_t)KWQ_TIMEOUT_NONE;
+			r = rec_inv(OP_GET, q, 0, pns, NULL, 0);
+			if (!r)
+				continue;
+			r->aux = (int32_t)max;
+			n = kwq_get_batch_deadline(qfd[q], buf, sizeof(buf), max,
+						   0, GET_WAIT_NS, (uint64_t)pns,
+						   &used);
+			if (n > 0)
+				r->nk = (uint8_t)keys_of(buf, used, r->key, BATCH);
+			memcpy(keys, r->key, sizeof(*keys) * r->nk);
+			rec_cmp(r, n, n < 0 ? errno : 0);
+			n = n > 0 ? r->nk : 0;
+		} else {
+			/* done_get: finish what is held, take more */
+			min_nr = rand() % 4 ? 1 : 2;
+			rb_fill(&rb, fin, nfin, 0);
+			memcpy(keys, fin, sizeof(*keys) * (size_t)nfin);
+			r = rec_inv(OP_DONEGET, q, 0, min_nr, keys, nfin);
+			if (!r)
+				continue;
+			r->ndone = (uint8_t)nfin;
+			r->aux = 0;
+			done = 0;
+			n = kwq_done_get(qfd[q], &rb, &done, buf, sizeof(buf),
+					 max, (unsigned int)min_nr, 0,
+					 GET_WAIT_NS, &used);
+			r->aux = (int32_t)done;
+			if (n > 0)
+				r->nk = (uint8_t)(nfin + keys_of(buf, used,
+						r->key + nfin, BATCH));
+			rec_cmp(r, n, n < 0 ? errno : 0);
+			if (n < 0 && (int)done < nfin) {
+				/* the done part failed on fin[done]: the rest */
+				t_done(q, fin + done + 1, nfin - (int)done - 1);
+			}
+			nfin = 0;
+			atomic_store(&ar->slots[my_slot].holding, 0);
+			n = n > 0 ? r->nk - r->ndone : 0;
+			memcpy(keys, r->key + r->ndone, sizeof(*keys) * (size_t)n);
+		}
+		if (n <= 0)
+			continue;
+		fq = q;
+		work(q, keys, n, fin, &nfin, rand() % 3 == 0);
+	}
+}
+
+/* --- the fault driver --------------------------------------------------- */
+
+enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
+	F_NR };
+static const char *const fault_names[F_NR] = {
+	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
+};
+
+static unsigned long faults[F_NR];
+
+static int new_slot(int kind)
+{
+	int s = (int)atomic_fetch_add(&ar->nslots, 1);
+
+	if (s >= MAX_SLOTS) {
+		printf("    # out of process slots\n");
+		exit(1);
+	}
+	ar->slots[s].kind = kind;
+	return s;
+}
+
+static int spawn(int kind, unsigned int seed)
+{
+	int s = new_slot(kind);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		my_slot = s;
+		rec_cur = 0;
+		rec_end = 0;
+		srand(seed);
+		atomic_store(&ar->slots[s].pid, (int)getpid());
+		if (kind == S_PRODUCER)
+			producer();
+		worker();
+	}
+	if (pid < 0) {
+		printf("    # fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	atomic_store(&ar->slots[s].pid, (int)pid);
+	return s;
+}
+
+/* SIGKILL the process of slot @s, recorded; returns how it ended. */
+static int kill_slot(int s)
+{
+	struct trec *r;
+	pid_t pid = atomic_load(&ar->slots[s].pid);
+	int st;
+
+	r = rec_inv(OP_KILL, 0, 0, s, NULL, 0);
+	kill(pid, SIGKILL);
+	st = kt_wait(pid);
+	if (r)
+		rec_cmp(r, st, 0);
+	return st;
+}
+
+static int is_batch_op(int op)
+{
+	return op == OP_ADDB || op == OP_DONEB || op == OP_DONEGET ||
+	       op == OP_GET;
+}
+
+/* One fault: kill a random worker or producer, start its successor. */
+static int fault(int *slots, int nprod, int nproc, unsigned int seed)
+{
+	int i = rand() % nproc, s = slots[i], op, held, st;
+	int64_t until;
+
+	/* Half the time, wait (a little) for a batch call in progress. */
+	if (rand() % 2) {
+		until = kt_now() + 30 * KT_MS;
+		while (!is_batch_op(atomic_load(&ar->slots[s].cur_op)) &&
+		       kt_now() < until)
+			sched_yield();
+	}
+	op = atomic_load(&ar->slots[s].cur_op);
+	held = atomic_load(&ar->slots[s].holding);
+	st = kill_slot(s);
+	faults[i < nprod ? F_KILL_PRODUCER : F_KILL_WORKER]++;
+	if (is_batch_op(op))
+		faults[F_KILL_IN_BATCH]++;
+	if (i >= nprod && held)
+		faults[F_KILL_HOLDING]++;
+	slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER, seed);
+	return st == 128 + SIGKILL;
+}
+
+/* --- the drain ---------------------------------------------------------- */
+
+/* Revive the dead, take and finish every key left: 0 once all are empty. */
+static int drain(struct kwq_stats_args *st)
+{
+	static unsigned char buf[KWQ_REC_SIZE_MAX * BATCH];
+	uint32_t keys[KMAX];
+	int q, n, i, left;
+	struct trec *r;
+	size_t used;
+
+	for (i = 0; i < 3000; i++) {
+		left = 0;
+		for (q = 0; q < NQ; q++) {
+			r = rec_inv(OP_REVIVE_ALL, q, 0, 0, NULL, 0);
+			if (r) {
+				long v = kwq_revive_all(qfd[q]);
+
+				rec_cmp(r, v, v < 0 ? errno : 0);
+			}
+			for (;;) {
+				r = rec_inv(OP_GET, q, 0, (int64_t)KWQ_TIMEOUT_NONE,
+					    NULL, 0);
+				if (!r)
+					return -1;
+				r->aux = BATCH;
+				n = kwq_get_batch_deadline(qfd[q], buf, sizeof(buf),
+							   BATCH, 0, 0,
+							   KWQ_TIMEOUT_NONE,
+							   &used);
+				if (n > 0)
+					r->nk = (uint8_t)keys_of(buf, used,
+								 r->key, BATCH);
+				rec_cmp(r, n, n < 0 ? errno : 0);
+				if (n <= 0)
+					break;
+				memcpy(keys, r->key, sizeof(*keys) * r->nk);
+				t_done(q, keys, r->nk);
+			}
+			if (kwq_stats(qfd[q], &st[q]) < 0)
+				return -1;
+			left += st[q].len || st[q].waiting ||
+				st[q].processing || st[q].dead;
+		}
+		if (!left)
+			return 0;
+		kt_sleep_ms(10);
+	}
+	return -1;
+}
+
+/* --- the checker -------------------------------------------------------- */
+
+struct ev {
+	uint32_t key;
+	uint32_t pos;	/* index in the record's keys */
+	uint64_t rec;
+};
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	int64_t ta, tb;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	ta = ar->rec[x->rec].inv;
+	tb = ar->rec[y->rec].inv;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	if (x->rec != y->rec)
+		return x->rec < y->rec ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Per slot: the earliest it can have died, and when it surely was gone. */
+static int64_t *death, *gone;
+
+struct hold {
+	int slot;
+	int64_t g_inv, g_cmp, end_lb;
+	int done;		/* 0 none, 1 success, 2 failed, 3 unknown */
+	uint64_t rec;
+};
+
+struct qcount {
+	uint64_t handouts, unknown_get_max, done_ok, done_unknown;
+	uint64_t rl_ok, rl_unknown, estale, holds_due, returns_lb, held_left;
+};
+
+static struct {
+	uint64_t ops, unknown, keys, violations, deadline_checked;
+	uint64_t wait_measured;
+	uint64_t *unknown_gets, nunknown_gets;
+	int64_t max_ready_wait;
+	int reported;
+	const char *kinds[8];
+	uint64_t kind_nr[8];
+	struct qcount qc[NQ];
+} ck;
+
+static int hold_cmp(const void *a, const void *b)
+{
+	const struct hold *x = a, *y = b;
+
+	return x->g_cmp < y->g_cmp ? -1 : x->g_cmp > y->g_cmp;
+}
+
+static const char *rec_state(const struct trec *r)
+{
+	return atomic_load(&r->state) == 2 ? "" : " UNKNOWN-OUTCOME";
+}
+
+static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
+{
+	char what[64] = "";
+	int i;
+
+	for (i = 0; i < r->nk; i++)
+		if (r->key[i] == key)
+			snprintf(what, sizeof(what), " [key #%d%s]", i,
+				 r->op == OP_DONEGET && i < r->ndone ?
+				 " done part" : "");
+	printf("    #   %9.3f..%-9.3f ms slot %u pid %d %s q%u %s arg %lld nk %u ret %lld %s%s%s\n",
+	       (double)(r->inv - t0) / 1e6,
+	       atomic_load(&r->state) == 2 ? (double)(r->cmp - t0) / 1e6 : -1.0,
+	       r->slot, atomic_load(&ar->slots[r->slot].pid), op_names[r->op],
+	       r->q, r->op == OP_ADD || r->op == OP_ADDB ? kind_names[r->kind] : "",
+	       (long long)r->arg, r->nk, (long long)r->ret, kt_ename(r->err),
+	       what, rec_state(r));
+}
+
+static void violation(const char *kind, uint32_t key, const struct ev *e,
+		      size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void violation(const char *kind, uint32_t key, const struct ev *e,
+		      size_t n, const char *fmt, ...)
+{
+	int64_t t0 = ar->rec[0].inv;
+	va_list ap;
+	size_t i;
+
+	ck.violations++;
+	for (i = 0; i < ARRAY_SIZE(ck.kinds) && ck.kinds[i]; i++)
+		if (!strcmp(ck.kinds[i], kind))
+			break;
+	if (i < ARRAY_SIZE(ck.kinds)) {
+		ck.kinds[i] = kind;
+		ck.kind_nr[i]++;
+	}
+	if (ck.reported++)
+		return;
+	printf("    # VIOLATION %s: key k%u (queue %d): ", kind, key, key_q(key));
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n    # its history (%zu calls, ms from the first call):\n", n);
+	for (i = 0; i < n && i < 200; i++)
+		print_rec(&ar->rec[e[i].rec], key, t0);
+	/* the kills: a holder's death ends its hold (each slot once) */
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[e[i].rec];
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (ar->rec[e[j].rec].slot == r->slot)
+				break;
+		if (j == i && death[r->slot] != T_INF)
+			printf("    #   slot %u died at %.3f ms\n", r->slot,
+			       (double)(death[r->slot] - t0) / 1e6);
+	}
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The processing deadline a get gave its keys, 0 for none. */
+static int64_t get_timeout(const struct trec *r)
+{
+	if (r->op == OP_GET && r->arg == (int64_t)KWQ_TIMEOUT_NONE)
+		return 0;
+	if (r->op == OP_GET && r->arg)
+		return r->arg;
+	return q_timeout[r->q];
+}
+
+/* Is key @i of @r a hand-out? A done? */
+static int is_handout(const struct trec *r, int i)
+{
+	return (r->op == OP_GET || (r->op == OP_DONEGET && i >= r->ndone)) &&
+	       atomic_load(&r->state) == 2 && r->ret > 0;
+}
+
+/* done: 1 success, 2 failed, 3 unknown, 0 not a done of this key */
+static int done_result(const struct trec *r, int i)
+{
+	int complete = atomic_load(&r->state) == 2;
+
+	if (r->op == OP_DONE)
+		return !complete ? 3 : r->ret == 0 ? 1 : 2;
+	if (r->op == OP_DONEB)
+		return !complete ? 3 : i < r->ret ? 1 : i == r->ret ? 2 : 0;
+	if (r->op == OP_DONEGET && i < r->ndone) {
+		if (!complete)
+			return 3;
+		if (r->ret >= 0)
+			return 1;
+		return i < r->aux ? 1 : i == r->aux ? 2 : 0;
+	}
+	return 0;
+}
+
+/* Did the add of key @i of @r succeed (1), fail (0), or is it unknown (2)? */
+static int add_result(const struct trec *r, int i)
+{
+	if (atomic_load(&r->state) != 2)
+		return 2;
+	if (r->op == OP_ADD)
+		return !r->err;
+	return i < r->ret;
+}
+
+/*
+ * Worker gets of each queue (completed, whatever their result) by
+ * invocation, with the latest completion of those invoked so far; and
+ * the gets whose outcome is unknown.
+ */
+struct getspan {
+	int64_t inv, cmp, max_cmp;
+};
+
+static struct getspan *gets[NQ];
+static size_t ngets[NQ];
+
+static int getspan_cmp(const void *a, const void *b)
+{
+	const struct getspan *x = a, *y = b;
+
+	return x->inv < y->inv ? -1 : x->inv > y->inv;
+}
+
+/*
+ * Key @key (history @e, @n calls) was made ready by its first call, a
+ * plain add, by @first's completion r0, and first handed out by @g. How
+ * long did it wait while a worker waited in a get of its queue? If @g
+ * waited already at r0: until @g returned. Else until @g began (or an
+ * unknown get that may have taken it), if another get waited from before
+ * r0 until then. A woken getter takes a key at once.
+ */
+static void ready_wait(uint32_t key, const struct ev *e, size_t n,
+		       const struct trec *first, const struct trec *g)
+{
+	int q = key_q(key);
+	int64_t r0 = first->cmp, w, until = g->inv, idle = INT64_MIN;
+	size_t lo = 0, hi = ngets[q], i;
+	const struct trec *u;
+
+	if (!g->slot || (g->op == OP_DONEGET && g->arg > 1))
+		return;
+	if (g->inv < r0) {
+		w = g->cmp - r0;
+	} else {
+		/* unknown gets of the queue: any might have taken it */
+		for (i = 0; i < ck.nunknown_gets; i++) {
+			u = &ar->rec[ck.unknown_gets[i]];
+			if (u->q == q && u->inv < until && gone[u->slot] > r0)
+				until = u->inv > r0 ? u->inv : r0;
+		}
+		/* the latest return of a get invoked before r0 */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (gets[q][mid].inv < r0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			idle = gets[q][lo - 1].max_cmp;
+		if (idle <= r0)
+			return;
+		w = min64(idle, until) - r0;
+	}
+	ck.wait_measured++;
+	if (w > ck.max_ready_wait)
+		ck.max_ready_wait = w;
+	if (w > LOST_WAKE_NS)
+		violation("lost_wakeup", key, e, n,
+			  "ready at %lld ms, a getter waited, handed out by a get begun at %lld ms: %lld ms",
+			  (long long)((r0 - ar->rec[e[0].rec].inv) / KT_MS),
+			  (long long)((g->inv - ar->rec[e[0].rec].inv) / KT_MS),
+			  (long long)(w / KT_MS));
+}
+
+static void check_key(const struct ev *e, size_t n)
+{
+	static struct hold holds[1 << 16];
+	uint32_t key = e[0].key;
+	int64_t cons = INT64_MIN, first_out = T_INF, obl_t;
+	size_t i, j, nh = 0, obl_i = 0;
+	const struct trec *first = &ar->rec[e[0].rec];
+	int h, k;
+
+	ck.keys++;
+	/* Pass 1: holds, consumptions. */
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[e[i].rec];
+		int pos = (int)e[i].pos, d;
+
+		if (is_handout(r, pos)) {
+			/*
+			 * Twice in one get: only if the first lease may have
+			 * been revoked (a get waiting for min_nr longer than
+			 * its keys' processing deadline) before the second.
+			 */
+			int64_t t = get_timeout(r);
+
+			for (j = 0; j < i; j++)
+				if (e[j].rec == e[i].rec &&
+				    is_handout(r, (int)e[j].pos) &&
+				    !(t && r->inv + t < r->cmp))
+					violation("handed_out_twice_in_one_get", key,
+						  e, n, "one get returned it twice");
+			cons = cons > r->cmp ? cons : r->cmp;
+			first_out = min64(first_out, r->cmp);
+			if (nh < ARRAY_SIZE(holds)) {
+				struct hold *x = &holds[nh++];
+				int64_t t = get_timeout(r);
+
+				x->slot = r->slot;
+				x->g_inv = r->inv;
+				x->g_cmp = r->cmp;
+				x->rec = e[i].rec;
+				x->done = 0;
+				x->end_lb = min64(t ? r->inv + t : T_INF,
+						  death[r->slot]);
+			}
+			continue;
+		}
+		d = done_result(r, pos);
+		if (d) {
+			/* the latest hold of this process got before it */
+			for (h = (int)nh - 1; h >= 0; h--)
+				if (holds[h].slot == r->slot &&
+				    holds[h].g_cmp <= r->inv && !holds[h].done)
+					break;
+			if (h >= 0) {
+				holds[h].done = d;
+				if (d == 1)
+					holds[h].end_lb = r->inv;
+				else if (d == 3)
+					holds[h].end_lb = min64(holds[h].end_lb,
+								r->inv);
+			}
+			continue;
+		}
+		if ((r->op == OP_REMOVE || r->op == OP_PURGE)) {
+			int64_t t = atomic_load(&r->state) == 2 ?
+				    (r->ret == 0 ? r->cmp : INT64_MIN) :
+				    gone[r->slot];
+
+			cons = cons > t ? cons : t;
+		}
+	}
+	/*
+	 * No two holders at once: in the order of their gets' completions,
+	 * no hold may begin before an earlier one surely ended.
+	 */
+	qsort(holds, nh, sizeof(*holds), hold_cmp);
+	k = -1;
+	for (h = 0; h < (int)nh; h++) {
+		/* surely held from its get's completion on, at least a while */
+		if (holds[h].end_lb <= holds[h].g_cmp)
+			continue;
+		if (k >= 0 && holds[k].end_lb > holds[h].g_cmp) {
+			violation("two_holders", key, e, n,
+				  "held by slot %d (got at %lld ms, surely held until %lld ms) and by slot %d (got at %lld ms)",
+				  holds[k].slot,
+				  (long long)((holds[k].g_cmp - first->inv) / KT_MS),
+				  (long long)((holds[k].end_lb - first->inv) / KT_MS),
+				  holds[h].slot,
+				  (long long)((holds[h].g_cmp - first->inv) / KT_MS));
+			break;
+		}
+		if (holds[h].end_lb > holds[h].g_cmp &&
+		    (k < 0 || holds[h].end_lb > holds[k].end_lb))
+			k = h;
+	}
+	/* No add lost; no lease end lost (a lease not ended by a done requeues). */
+	obl_t = INT64_MIN;
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[e[i].rec];
+
+		if ((r->op == OP_ADD || r->op == OP_ADDB) &&
+		    add_result(r, (int)e[i].pos) == 1 && r->inv > obl_t) {
+			obl_t = r->inv;
+			obl_i = i;
+		}
+	}
+	for (h = 0; h < (int)nh; h++) {
+		const struct hold *x = &holds[h];
+
+		if (x->done == 1 || x->done == 3)
+			continue;
+		ck.qc[key_q(key)].returns_lb += !get_timeout(&ar->rec[x->rec]) &&
+						!x->done;
+		if (x->end_lb != T_INF && x->end_lb > obl_t) {
+			obl_t = x->end_lb;
+			obl_i = SIZE_MAX;
+		}
+		if (x->end_lb == T_INF)
+			ck.qc[key_q(key)].held_left++;
+	}
+	if (obl_t != INT64_MIN && obl_t > cons)
+		violation("lost", key, e, n,
+			  "%s at %lld ms is followed by no hand-out, remove or purge (the last ended at %lld ms)",
+			  obl_i == SIZE_MAX ? "a lease that ended without done" :
+			  "a successful add",
+			  (long long)((obl_t - first->inv) / KT_MS),
+			  (long long)(cons == INT64_MIN ? -1 :
+				      (cons - first->inv) / KT_MS));
+
+	/* Deadlines and wake-ups: keys added once, by their first call. */
+	if (!key_unique(key) ||
+	    (first->op != OP_ADD && first->op != OP_ADDB))
+		return;
+	if ((first->kind == K_AFTER && add_result(first, (int)e[0].pos)) ||
+	    (first->kind == K_RL && first->op == OP_ADD &&
+	     add_result(first, 0) == 1 && first->ret != -1)) {
+		int64_t d = first->kind == K_AFTER ? first->arg : first->ret;
+
+		ck.deadline_checked++;
+		if (first_out != T_INF && first_out < first->inv + d)
+			violation("early", key, e, n,
+				  "handed out %lld us after an add with a delay of %lld us",
+				  (long long)((first_out - first->inv) / 1000),
+				  (long long)(d / 1000));
+	}
+	if ((first->kind == K_PLAIN || first->kind == K_PRIO) &&
+	    add_result(first, (int)e[0].pos) == 1) {
+		/* its first hand-out */
+		for (i = 1; i < n; i++)
+			if (is_handout(&ar->rec[e[i].rec], (int)e[i].pos))
+				break;
+		if (i < n)
+			ready_wait(key, e, n, first, &ar->rec[e[i].rec]);
+	}
+}
+
+/* Count per queue what the kernel's statistics must agree with. */
+static void count_rec(const struct trec *r)
+{
+	struct qcount *c = &ck.qc[r->q];
+	int complete = atomic_load(&r->state) == 2, i;
+
+	ck.ops++;
+	ck.unknown += !complete;
+	switch (r->op) {
+	case OP_GET:
+	case OP_DONEGET:
+		if (!complete) {
+			c->unknown_get_max += r->op == OP_GET ? (uint64_t)r->aux : BATCH;
+		} else if (r->ret > 0) {
+			c->handouts += (uint64_t)(r->nk - r->ndone);
+			if (get_timeout(r))
+				c->holds_due += (uint64_t)(r->nk - r->ndone);
+		}
+		if (r->op == OP_GET)
+			break;
+		/* the done part */
+		__attribute__((fallthrough));
+	case OP_DONE:
+	case OP_DONEB:
+		for (i = 0; i < (r->op == OP_DONEGET ? r->ndone : r->nk); i++) {
+			int d = done_result(r, i);
+
+			c->done_ok += d == 1;
+			c->done_unknown += d == 3;
+			c->estale += d == 2 && r->err == ESTALE;
+		}
+		break;
+	case OP_ADD:
+	case OP_ADDB:
+		if (r->kind != K_RL)
+			break;
+		for (i = 0; i < r->nk; i++) {
+			c->rl_ok += add_result(r, i) == 1;
+			c->rl_unknown += add_result(r, i) == 2;
+		}
+		break;
+	}
+}
+
+static int in_range(int q, const char *what, uint64_t lo, uint64_t v,
+		    uint64_t hi)
+{
+	if (v >= lo && v <= hi)
+		return 1;
+	printf("    # queue %d: %s %llu, the history says %llu..%llu\n", q,
+	       what, (unsigned long long)v, (unsigned long long)lo,
+	       (unsigned long long)hi);
+	return 0;
+}
+
+static int check_stats(int q, const struct kwq_stats_args *st)
+{
+	const struct qcount *c = &ck.qc[q];
+	uint64_t pto = st->processing_timeouts_total;
+	int ok = 1;
+
+	ok &= in_range(q, "hand-outs (queue_duration count)", c->handouts,
+		       st->queue_duration.count,
+		       c->handouts + c->unknown_get_max);
+	ok &= in_range(q, "finishes (work_duration count)", c->done_ok + pto,
+		       st->work_duration.count,
+		       c->done_ok + c->done_unknown + pto);
+	ok &= in_range(q, "rate-limited adds (retries_total)", c->rl_ok + pto,
+		       st->retries_total, c->rl_ok + c->rl_unknown + pto);
+	ok &= in_range(q, "leases revoked (processing_timeouts_total)",
+		       c->estale, pto, c->holds_due + c->unknown_get_max);
+	ok &= in_range(q, "lease returns", c->returns_lb, st->lease_returns,
+		       c->handouts + c->unknown_get_max);
+	ok &= in_range(q, "keys left (ready, waiting, processing, dead)", 0,
+		       st->len + st->waiting + st->processing + st->dead, 0);
+	ok &= in_range(q, "dead keys dropped", 0, st->dead_dropped_total, 0);
+	return ok;
+}
+
+static int check_history(void)
+{
+	uint64_t n = atomic_load(&ar->next), i, nev = 0, a, b;
+	uint32_t nslots = atomic_load(&ar->nslots);
+	struct ev *ev;
+	int k;
+
+	if (n > nrec_max)
+		n = nrec_max;
+	death = malloc(sizeof(*death) * MAX_SLOTS);
+	gone = malloc(sizeof(*gone) * MAX_SLOTS);
+	if (!death || !gone)
+		return -1;
+	for (i = 0; i < MAX_SLOTS; i++) {
+		death[i] = T_INF;
+		gone[i] = T_INF;
+	}
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[i];
+
+		if (!atomic_load(&r->state))
+			continue;
+		nev += r->nk;
+		if (r->op == OP_KILL && r->arg < nslots) {
+			death[r->arg] = min64(death[r->arg], r->inv);
+			if (atomic_load(&r->state) == 2)
+				gone[r->arg] = min64(gone[r->arg], r->cmp);
+		}
+		if (r->op == OP_EXIT) {
+			death[r->slot] = min64(death[r->slot], r->inv);
+			gone[r->slot] = min64(gone[r->slot], r->cmp);
+		}
+	}
+	ev = malloc(sizeof(*ev) * (nev + 1));
+	ck.unknown_gets = malloc(sizeof(*ck.unknown_gets) * (n + 1));
+	for (k = 0; k < NQ; k++)
+		gets[k] = malloc(sizeof(*gets[k]) * (n + 1));
+	if (!ev || !ck.unknown_gets || !gets[0] || !gets[1] || !gets[2])
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[i];
+
+		if ((r->op != OP_GET && r->op != OP_DONEGET) || !r->slot)
+			continue;
+		if (atomic_load(&r->state) == 1)
+			ck.unknown_gets[ck.nunknown_gets++] = i;
+		else if (atomic_load(&r->state) == 2)
+			gets[r->q][ngets[r->q]++] =
+				(struct getspan){ r->inv, r->cmp, 0 };
+	}
+	for (k = 0; k < NQ; k++) {
+		qsort(gets[k], ngets[k], sizeof(*gets[k]), getspan_cmp);
+		for (i = 0; i < ngets[k]; i++)
+			gets[k][i].max_cmp = i && gets[k][i - 1].max_cmp >
+					     gets[k][i].cmp ?
+					     gets[k][i - 1].max_cmp : gets[k][i].cmp;
+	}
+	nev = 0;
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[i];
+
+		if (!atomic_load(&r->state))
+			continue;
+		count_rec(r);
+		for (k = 0; k < r->nk; k++)
+			ev[nev++] = (struct ev){ r->key[k], (uint32_t)k, i };
+	}
+	qsort(ev, nev, sizeof(*ev), ev_cmp);
+	for (a = 0; a < nev; a = b) {
+		for (b = a + 1; b < nev && ev[b].key == ev[a].key; b++)
+			;
+		check_key(ev + a, b - a);
+	}
+	free(ev);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct kwq_queue_opts o[NQ] = {
+		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 2,
+		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 50 * KT_MS },
+			      { KWQ_LIMIT_BUCKET, 20, 500000, 0 } } },
+		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 1,
+		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 20 * KT_MS } },
+		  .max_retries = 5, .max_dead = KWQ_MAX_DEAD },
+		{ .mode = 0600, .max_wait_ns = 50 * KT_MS, .nr_limits = 2,
+		  .limits = { { KWQ_LIMIT_FAST_SLOW, 2, KT_MS, 30 * KT_MS },
+			      { KWQ_LIMIT_BUCKET, 10, 200000, 0 } },
+		  .max_retries = 3, .max_dead = KWQ_MAX_DEAD },
+	};
+	struct kwq_stats_args st[NQ];
+	unsigned int seed = (unsigned int)kt_now();
+	int secs = 90, nprod = 3, nwork = 4, opt, q, i, bad = 0, ok;
+	int slots[MAX_PROCS];
+	int64_t t0, end, calm_at;
+	unsigned long nfaults = 0, calms = 0;
+
+	while ((opt = getopt(argc, argv, "t:s:p:w:")) != -1) {
+		if (opt == 't')
+			secs = atoi(optarg);
+		else if (opt == 's')
+			seed = (unsigned int)strtoul(optarg, NULL, 0);
+		else if (opt == 'p')
+			nprod = atoi(optarg);
+		else if (opt == 'w')
+			nwork = atoi(optarg);
+		else
+			return 2;
+	}
+	if (nprod < 1 || nwork < 1 || nprod + nwork > MAX_PROCS || secs < 1)
+		return 2;
+	o[1].processing_timeout_ns = (uint64_t)q_timeout[1];
+	o[2].processing_timeout_ns = (uint64_t)q_timeout[2];
+	kt_setup("kwq_torture", 8, (unsigned int)secs * 3 + 300);
+	printf("    # seed %u (rerun: torture_test -s %u -t %d -p %d -w %d)\n",
+	       seed, seed, secs, nprod, nwork);
+	srand(seed);
+	ar = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ar == MAP_FAILED)
+		return 1;
+	nrec_max = (ARENA_BYTES - sizeof(*ar)) / sizeof(struct trec);
+	my_slot = new_slot(S_PARENT);
+	atomic_store(&ar->slots[0].pid, (int)getpid());
+	for (q = 0; q < NQ; q++)
+		qfd[q] = kt_queue("torture", &o[q], qname[q]);
+
+	for (i = 0; i < nprod + nwork; i++)
+		slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER,
+				 seed + 1 + (unsigned int)i);
+	t0 = kt_now();
+	end = t0 + (int64_t)secs * KT_SEC;
+	calm_at = t0 + 3 * KT_SEC;
+	while (kt_now() < end && !atomic_load(&ar->full)) {
+		/* every 4-8 s a calm spell of 2 s without faults */
+		if (kt_now() >= calm_at) {
+			atomic_store(&ar->calm, 1);
+			kt_sleep_ms(2000);
+			atomic_store(&ar->calm, 0);
+			calm_at = kt_now() + (4 + rand() % 5) * KT_SEC;
+			calms++;
+		}
+		kt_sleep_ms(20 + rand() % 130);
+		bad += !fault(slots, nprod, nprod + nwork,
+			      seed + 1000 + (unsigned int)nfaults);
+		nfaults++;
+	}
+	if (atomic_load(&ar->full))
+		printf("    # the history is full after %.1f s: the workload ends early\n",
+		       (double)(kt_now() - t0) / 1e9);
+	/* producers stop and exit; workers are killed (leases return) */
+	atomic_store(&ar->stop, 1);
+	for (i = 0; i < nprod; i++) {
+		pid_t pid = atomic_load(&ar->slots[slots[i]].pid);
+		int st2 = kt_wait(pid);
+
+		/* a producer stuck in pause() (history full) */
+		if (st2 != 0 && !atomic_load(&ar->full))
+			bad++;
+	}
+	for (i = nprod; i < nprod + nwork; i++)
+		bad += kill_slot(slots[i]) != 128 + SIGKILL;
+	ktap_check(!bad, "processes_behaved", "%d unexpected exits", bad);
+	ktap_check(drain(st) == 0, "drained",
+		   "keys left after the drain: q0 %llu/%llu/%llu/%llu",
+		   (unsigned long long)st[0].len, (unsigned long long)st[0].waiting,
+		   (unsigned long long)st[0].processing, (unsigned long long)st[0].dead);
+	ok = check_history() == 0;
+	ktap_check(ok, "history_checked", "out of memory");
+	printf("    # %llu calls (%llu unknown), %llu keys, %u processes, %lu faults, %lu calm\n",
+	       (unsigned long long)ck.ops, (unsigned long long)ck.unknown,
+	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults,
+	       calms);
+	for (i = 0, ok = 1; i < F_NR; i++)
+		ok &= faults[i] > 0;
+	/* every figure below with a goal is one of these cases */
+	ktap_check(ck.ops > 1000 && ok && ck.deadline_checked > 0 &&
+		   ck.wait_measured > 0, "workload_ran",
+		   "%llu calls, %lu faults (each kind?), %llu deadlines, %llu waits",
+		   (unsigned long long)ck.ops, nfaults,
+		   (unsigned long long)ck.deadline_checked,
+		   (unsigned long long)ck.wait_measured);
+	for (i = 0; i < (int)ARRAY_SIZE(ck.kinds) && ck.kinds[i]; i++)
+		printf("    # %llu violations %s\n",
+		       (unsigned long long)ck.kind_nr[i], ck.kinds[i]);
+	ktap_check(!ck.violations, "history_follows_the_model",
+		   "%llu violations", (unsigned long long)ck.violations);
+	ok = 1;
+	for (q = 0; q < NQ; q++)
+		ok &= check_stats(q, &st[q]);
+	ktap_check(ok, "stats_agree_with_history", "see above");
+	ktap_check(ck.max_ready_wait <= LOST_WAKE_NS, "no_lost_wakeup",
+		   "a ready key waited %lld ms for a waiting getter",
+		   (long long)(ck.max_ready_wait / KT_MS));
+	for (q = 0; q < NQ; q++)
+		printf("    # q%d: got %llu done %llu rl %llu revoked %llu back %llu dead %llu\n",
+		       q, (unsigned long long)ck.qc[q].handouts,
+		       (unsigned long long)ck.qc[q].done_ok,
+		       (unsigned long long)ck.qc[q].rl_ok,
+		       (unsigned long long)st[q].processing_timeouts_total,
+		       (unsigned long long)st[q].lease_returns,
+		       (unsigned long long)st[q].dead_total);
+	ok = 1;
+	for (q = 0; q < NQ; q++) {
+		ok &= kwq_destroy(qfd[q], qname[q]) == 0;
+		close(qfd[q]);
+	}
+	ktap_check(ok, "queues_destroyed", "%s", strerror(errno));
+
+	printf("# figure torture_ops_checked %llu >0 %s\n",
+	       (unsigned long long)ck.ops, ck.ops ? "met" : "missed");
+	for (i = 0; i < F_NR; i++)
+		printf("# figure torture_faults_%s %lu >0 %s\n", fault_names[i],
+		       faults[i], faults[i] ? "met" : "missed");
+	printf("# figure torture_violations %llu 0 %s\n",
+	       (unsigned long long)ck.violations,
+	       ck.violations ? "missed" : "met");
+	printf("# figure torture_longest_ready_wait_ms %.1f <=%lld %s\n",
+	       (double)ck.max_ready_wait / 1e6, LOST_WAKE_NS / KT_MS,
+	       ck.max_ready_wait <= LOST_WAKE_NS ? "met" : "missed");
+	return ktap_end();
+}
