@@ -558,6 +558,221 @@ struct kwq_inspect_args {
 	__u32 used;
 };
 
+/*
+ * Rings (Documentation/rings.rst): an fd attached to a queue may set up
+ * one ring, then mmap() its three regions at the offsets below. The
+ * process writes submission records into the user region and makes no
+ * system call while no getter waits (struct kwq_ring_status.waiters); the
+ * kernel writes completions and leased keys into the kernel region, which
+ * is read-only to the process. Every fd's published records are applied
+ * before any GET, LEN, STATS or INSPECT of the queue answers.
+ */
+#define KWQ_RING_OFF_USER	0x00000000ULL	/* read-write */
+#define KWQ_RING_OFF_KERNEL	0x10000000ULL	/* read-only */
+#define KWQ_RING_OFF_STATUS	0x20000000ULL	/* read-only, per queue */
+
+#define KWQ_RING_ENTRIES_MIN	32
+#define KWQ_RING_ENTRIES_MAX	4096
+#define KWQ_RING_LEASES_MAX	256
+
+/**
+ * struct kwq_sqe - the first 64-byte slot of a submission record
+ * @op: KWQ_SQE_*
+ * @flags: KWQ_SQE_F_*
+ * @nslots: slots the record takes: KWQ_SQE_SLOTS(@len), 1 for
+ *	KWQ_SQE_DONE_LEASE and KWQ_SQE_NOP
+ * @len: key length, 1..KWQ_KEY_LEN_MAX; 0 for DONE_LEASE and NOP
+ * @priority: KWQ_SQE_ADD: the key's priority; else 0
+ * @lease_slot: KWQ_SQE_DONE_LEASE: the lease slot; else 0
+ * @arg: KWQ_SQE_ADD with KWQ_SQE_F_AFTER: the delay in ns (> 0);
+ *	KWQ_SQE_DONE_LEASE: the lease's generation; else 0
+ * @key: the key's first KWQ_SQE_INLINE bytes; a longer key goes on in
+ *	the next slots, 64 bytes each (a record may wrap around the ring's
+ *	end). Bytes past the key in its last slot are 0.
+ */
+struct kwq_sqe {
+	__u8 op;
+	__u8 flags;
+	__u16 nslots;
+	__u32 len;
+	__s32 priority;
+	__u32 lease_slot;
+	__u64 arg;
+	__u8 key[40];
+};
+
+#define KWQ_SQE_SIZE		64
+#define KWQ_SQE_INLINE		40
+#define KWQ_SQE_SLOTS(len)	(1 + ((len) > KWQ_SQE_INLINE ? \
+				 ((len) - KWQ_SQE_INLINE + KWQ_SQE_SIZE - 1) / \
+				 KWQ_SQE_SIZE : 0))
+#define KWQ_SQE_SLOTS_MAX	KWQ_SQE_SLOTS(KWQ_KEY_LEN_MAX)
+
+/* struct kwq_sqe.op */
+#define KWQ_SQE_NOP		0	/* nothing (completes if asked) */
+#define KWQ_SQE_ADD		1	/* KWQ_IOC_ADD of one key */
+#define KWQ_SQE_DONE		2	/* KWQ_IOC_DONE of one key */
+#define KWQ_SQE_DONE_LEASE	3	/* finish the key of a lease slot */
+#define KWQ_SQE_FORGET		4
+#define KWQ_SQE_REMOVE		5
+
+/* struct kwq_sqe.flags: the KWQ_ADD_* flags for ADD, and */
+#define KWQ_SQE_F_AFTER		KWQ_ADD_AFTER
+#define KWQ_SQE_F_RATE_LIMITED	KWQ_ADD_RATE_LIMITED
+#define KWQ_SQE_F_REPLACE	KWQ_ADD_REPLACE
+#define KWQ_SQE_F_LATER		KWQ_ADD_LATER
+#define KWQ_SQE_F_CQE		0x80	/* complete on success too */
+
+/**
+ * struct kwq_cqe - a completion
+ * @index: a record's: the ring position (sq_tail's value before it was
+ *	written) of its first slot; KWQ_CQE_LEASE's: the lease slot
+ * @op: the record's KWQ_SQE_* op, or KWQ_CQE_LEASE: a key was leased
+ *	into slot @index
+ * @flags: 0
+ * @res: 0 or a negative errno
+ * @value: KWQ_SQE_ADD with KWQ_SQE_F_RATE_LIMITED: the delay chosen in
+ *	ns (KWQ_DELAY_DEAD: moved to the dead set); KWQ_CQE_LEASE: the
+ *	lease's generation; else 0
+ */
+struct kwq_cqe {
+	__u32 index;
+	__u8 op;
+	__u8 flags;
+	__s16 res;
+	__u64 value;
+};
+
+#define KWQ_CQE_LEASE		0xff
+
+/**
+ * struct kwq_lease_slot - a key leased through a ring (kernel region)
+ * @gen: the lease's generation, never 0; 0 while the slot is free
+ * @len: key length
+ * @priority: the priority it was handed out with
+ * @key: the key bytes
+ *
+ * Slots are KWQ_LEASE_SLOT_SIZE bytes apart. A slot is valid from its
+ * KWQ_CQE_LEASE completion until the process's KWQ_SQE_DONE_LEASE of it
+ * is applied, or the lease ends otherwise (processing deadline, close).
+ */
+struct kwq_lease_slot {
+	__u64 gen;
+	__u32 len;
+	__s32 priority;
+	__u8 pad[48];
+	__u8 key[KWQ_KEY_LEN_MAX];
+};
+
+#define KWQ_LEASE_SLOT_SIZE	1088
+
+/**
+ * struct kwq_ring_status - the queue's status page, shared by its rings
+ * @waiters: nonzero while a getter sleeps or may be about to (a
+ *	producer that published records then rings KWQ_IOC_RING_ENTER)
+ * @ready: keys ready now
+ * @flags: KWQ_STATUS_*
+ */
+struct kwq_ring_status {
+	__u32 waiters;
+	__u32 pad[15];
+	__u64 ready;
+	__u64 pad2[7];
+	__u32 flags;
+};
+
+#define KWQ_STATUS_SHUTDOWN	0x1	/* shut down */
+#define KWQ_STATUS_DESTROYED	0x2	/* destroyed: every call EIDRM */
+
+/**
+ * struct kwq_ring_setup_args - KWQ_IOC_RING_SETUP: this fd's ring
+ * @sq_entries: submission slots, a power of two in
+ *	KWQ_RING_ENTRIES_MIN..KWQ_RING_ENTRIES_MAX
+ * @cq_entries: completions, a power of two in the same range
+ * @lease_slots: 0..KWQ_RING_LEASES_MAX (0: this fd does not get keys)
+ * @flags: 0
+ * @user_size: out: bytes to mmap() at KWQ_RING_OFF_USER
+ * @kernel_size: out: ... at KWQ_RING_OFF_KERNEL
+ * @status_size: out: ... at KWQ_RING_OFF_STATUS
+ * @sq_tail_off: out: offset of the __u32 sq_tail in the user region
+ * @cq_head_off: out: ... of the __u32 cq_head in the user region
+ * @sqes_off: out: ... of the first submission slot in the user region
+ * @sq_head_off: out: ... of the __u32 sq_head in the kernel region
+ * @cq_tail_off: out: ... of the __u32 cq_tail in the kernel region
+ * @ring_flags_off: out: ... of the __u32 KWQ_RING_F_* in the kernel region
+ * @cqes_off: out: ... of the first completion in the kernel region
+ * @leases_off: out: ... of the first lease slot in the kernel region
+ *
+ * The layout today (read the offsets, do not assume them): the user
+ * region is sq_tail at 0, cq_head at 64, the submission slots from 128;
+ * the kernel region is sq_head at 0, cq_tail at 64, ring flags at 68,
+ * the completions from 128, the lease slots from the next multiple of
+ * 64 after them; the status region is one page (struct
+ * kwq_ring_status).
+ *
+ * The process writes records at sqes + (sq_tail & (sq_entries - 1)) * 64
+ * and then sq_tail (release); the kernel consumes them up to sq_tail and
+ * publishes its own sq_head. The kernel writes completions at
+ * cqes + (cq_tail & (cq_entries - 1)) * 16 and then cq_tail (release);
+ * the process reads up to cq_tail (acquire), then stores cq_head.
+ * A second setup on the fd: EBUSY. Ring memory counts against the
+ * caller's byte budget (EDQUOT) and memcg.
+ */
+struct kwq_ring_setup_args {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 lease_slots;
+	__u32 flags;
+	__u64 user_size;
+	__u64 kernel_size;
+	__u64 status_size;
+	__u32 sq_tail_off;
+	__u32 cq_head_off;
+	__u32 sqes_off;
+	__u32 sq_head_off;
+	__u32 cq_tail_off;
+	__u32 ring_flags_off;
+	__u32 cqes_off;
+	__u32 leases_off;
+};
+
+/* The kernel region's ring flags */
+#define KWQ_RING_F_BROKEN	0x1	/* sq_tail ran past the ring: dead */
+
+/* struct kwq_ring_enter_args.flags */
+#define KWQ_ENTER_SUBMIT	0x1	/* apply this fd's published records */
+#define KWQ_ENTER_GET		0x2	/* lease keys into free slots */
+
+/**
+ * struct kwq_ring_enter_args - KWQ_IOC_RING_ENTER: the ring's doorbell
+ * @flags: KWQ_ENTER_*
+ * @get_max: KWQ_ENTER_GET: most keys to lease, 1..lease_slots
+ * @get_min: KWQ_ENTER_GET: wait (within @timeout_ns) until this many are
+ *	leased, 0..@get_max, as struct kwq_get_args.min_nr
+ * @pad: 0
+ * @timeout_ns: as struct kwq_get_args.timeout_ns
+ * @processing_timeout_ns: as struct kwq_get_args.processing_timeout_ns
+ * @submitted: out: records consumed from this fd's ring
+ * @leased: out: keys leased (a KWQ_CQE_LEASE completion each)
+ *
+ * Records are applied in order; one that fails posts an error completion
+ * and changes nothing. A record that must complete when the completion
+ * ring is full is left in place: the call fails with EBUSY once nothing
+ * more can be consumed (the process reads completions, then enters
+ * again). A get takes at most as many keys as there are free lease slots
+ * (ENOBUFS if none) and free completions.
+ */
+struct kwq_ring_enter_args {
+	__u32 flags;
+	__u32 get_max;
+	__u32 get_min;
+	__u32 pad;
+	__s64 timeout_ns;
+	__u64 processing_timeout_ns;
+	__u32 submitted;
+	__u32 leased;
+};
+
 #define KWQ_IOC_MAGIC		0xb7
 
 #define KWQ_IOC_CREATE		_IOW(KWQ_IOC_MAGIC, 0x00, struct kwq_create_args)
@@ -578,5 +793,7 @@ struct kwq_inspect_args {
 #define KWQ_IOC_PURGE		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_dead_args)
 #define KWQ_IOC_INSPECT		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_inspect_args)
 #define KWQ_IOC_TOUCH		_IOW(KWQ_IOC_MAGIC, 0x0e, struct kwq_touch_args)
+#define KWQ_IOC_RING_SETUP	_IOWR(KWQ_IOC_MAGIC, 0x13, struct kwq_ring_setup_args)
+#define KWQ_IOC_RING_ENTER	_IOWR(KWQ_IOC_MAGIC, 0x14, struct kwq_ring_enter_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */
