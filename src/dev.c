@@ -1968,14 +1968,16 @@ static int kwq_ioc_shutdown(struct kwq_ioc *c)
 
 	if (a->flags & ~KWQ_SHUTDOWN_DRAIN || a->pad)
 		return -EINVAL;
-	/* Adds published before the shutdown are the queue's. */
+	/*
+	 * Adds published before the shutdown are the queue's. The status
+	 * page says so before a drain's wait, as the queue does.
+	 */
 	kwq_rings_pull(&c->uq->rings);
+	kwq_rings_set_status(&c->uq->rings, KWQ_STATUS_SHUTDOWN);
 	if (a->flags & KWQ_SHUTDOWN_DRAIN)
 		ret = kwq_shutdown_drain(c->uq->q);
 	else
 		ret = kwq_shutdown_sleep(c->uq->q);
-	if (!ret)
-		kwq_rings_set_status(&c->uq->rings, KWQ_STATUS_SHUTDOWN);
 	return kwq_uq_err(c->uq, ret);
 }
 

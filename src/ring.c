@@ -280,7 +280,8 @@ static u32 kwq_ring_parse(struct kwq_ring *r, u32 *avail, u32 max)
 		rec->lease_slot = s.lease_slot;
 		rec->arg = s.arg;
 		rec->value = 0;
-		r->sq_head += take;
+		/* Read without r->lock by kwq_rings_pull()'s peek. */
+		WRITE_ONCE(r->sq_head, r->sq_head + take);
 		*avail -= take;
 		n++;
 	}
@@ -528,6 +529,10 @@ void kwq_rings_pull(struct kwq_rings *rs)
 	mutex_lock(&rs->lock);
 	/* Each ring at most one ring's worth: bounded by what it holds. */
 	list_for_each_entry(r, &rs->list, node) {
+		/* Nothing published since its last drain: not even its lock. */
+		if (READ_ONCE(*kwq_ring_u32(r->user, KWQ_RU_SQ_TAIL)) ==
+		    READ_ONCE(r->sq_head))
+			continue;
 		mutex_lock(&r->lock);
 		kwq_ring_drain(r, r->sq_entries, &full);
 		mutex_unlock(&r->lock);
