@@ -953,17 +953,10 @@ func (q *Queue) waitReady(deadline time.Time) error {
 		if err != nil && err != unix.EINTR {
 			return err
 		}
-		if n > 0 && fds[0].Revents != 0 {
+		if n > 0 && fds[1].Revents == 0 && fds[0].Revents != 0 {
 			return nil
 		}
 	}
-}
-
-func timeoutNs(d time.Duration) int64 {
-	if d < 0 {
-		return -1
-	}
-	return int64(d)
 }
 
 // GetBatch takes up to max ready keys, waiting at most timeout for the

@@ -141,15 +141,17 @@ func (q *Queue) shutDown(drain bool) {
 	q.Flush()
 	l := &q.life
 	l.mu.Lock()
-	if q.shut.Load() == 0 && q.wake >= 0 {
-		one := [8]byte{1}
-		unix.Write(q.wake, one[:])
-	}
+	first := q.shut.Load() == 0
 	bits := uint32(shutLocal)
 	if drain {
 		bits |= shutDrain
 	}
 	q.shut.Store(bits)
+	// After the store: a Get the eventfd wakes finds q.shut set.
+	if first && q.wake >= 0 {
+		one := [8]byte{1}
+		unix.Write(q.wake, one[:])
+	}
 	l.cond.Broadcast()
 	for drain && q.shut.Load()&shutDrain != 0 && q.held.Load() > 0 {
 		l.cond.Wait()

@@ -141,6 +141,26 @@ func startController(name, logPath string) (*ctlRun, error) {
 	return &ctlRun{cmd: cmd, pid: cmd.Process.Pid}, nil
 }
 
+// until waits until cond holds for the log (waitLog); if it does not,
+// it kills r.
+func (r *ctlRun) until(logPath, what string, cond func([][]string) bool) error {
+	err := waitLog(logPath, what, cond)
+	if err != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+	}
+	return err
+}
+
+// startUntil starts the controller and waits until cond holds (until).
+func startUntil(name, logPath, what string, cond func([][]string) bool) (*ctlRun, error) {
+	r, err := startController(name, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.until(logPath, what, cond)
+}
+
 // ctlLog is the log's lines so far.
 func ctlLog(logPath string) ([][]string, error) {
 	b, err := os.ReadFile(logPath)
@@ -305,12 +325,8 @@ func testControllerRestart() error {
 		return func(l [][]string) bool { return countDone(l) >= n }
 	}
 	// 1. SIGKILL in the middle of the reconciles.
-	r, err := startController(name, logPath)
+	r, err := startUntil(name, logPath, "30 reconciles", doneAtLeast(30))
 	if err != nil {
-		return err
-	}
-	if err := waitLog(logPath, "30 reconciles", doneAtLeast(30)); err != nil {
-		r.cmd.Process.Kill()
 		return err
 	}
 	back, err := r.kill(q, logPath)
@@ -319,11 +335,7 @@ func testControllerRestart() error {
 	}
 	fmt.Printf("    # killed in its reconciles: %d leases returned\n", back)
 	// 2. SIGKILL during ShutDownWithDrain, with reconciles under way.
-	if r, err = startController(name, logPath); err != nil {
-		return err
-	}
-	if err := waitLog(logPath, "60 reconciles", doneAtLeast(60)); err != nil {
-		r.cmd.Process.Kill()
+	if r, err = startUntil(name, logPath, "60 reconciles", doneAtLeast(60)); err != nil {
 		return err
 	}
 	r.cmd.Process.Signal(syscall.SIGTERM)
@@ -335,8 +347,7 @@ func testControllerRestart() error {
 		}
 		return false
 	}
-	if err := waitLog(logPath, "the drain", drainStarted); err != nil {
-		r.cmd.Process.Kill()
+	if err := r.until(logPath, "the drain", drainStarted); err != nil {
 		return err
 	}
 	back, err = r.kill(q, logPath)
@@ -345,11 +356,7 @@ func testControllerRestart() error {
 	}
 	fmt.Printf("    # killed in ShutDownWithDrain: %d leases returned\n", back)
 	// 3. A clean restart: ShutDown, exit, start again.
-	if r, err = startController(name, logPath); err != nil {
-		return err
-	}
-	if err := waitLog(logPath, "90 reconciles", doneAtLeast(90)); err != nil {
-		r.cmd.Process.Kill()
+	if r, err = startUntil(name, logPath, "90 reconciles", doneAtLeast(90)); err != nil {
 		return err
 	}
 	if err := r.stop(syscall.SIGINT); err != nil {
@@ -361,9 +368,6 @@ func testControllerRestart() error {
 	}
 	fmt.Printf("    # a clean stop left %d keys ready\n", s.Len)
 	// 4. The last start reconciles the rest, and drains.
-	if r, err = startController(name, logPath); err != nil {
-		return err
-	}
 	all := func(l [][]string) bool {
 		ended := map[string]bool{}
 		for _, f := range l {
@@ -373,9 +377,7 @@ func testControllerRestart() error {
 		}
 		return len(ended) == len(keys)
 	}
-	if err := waitLog(logPath, "every key reconciled", all); err != nil {
-		r.cmd.Process.Kill()
-		r.cmd.Wait()
+	if r, err = startUntil(name, logPath, "every key reconciled", all); err != nil {
 		lines, _ := ctlLog(logPath)
 		return errors.Join(err, checkCtlLog(lines, keys))
 	}

@@ -80,17 +80,8 @@ func testLifecycle() error {
 		return errorf("the second Queue's Get: %q %v, want the first's a", k, err)
 	}
 	// A Get waiting in q1 returns shutdown at its ShutDown.
-	res := make(chan bool, 1)
-	go func() { _, shut := q1.Get(); res <- shut }()
-	time.Sleep(100 * time.Millisecond)
-	q1.ShutDown()
-	select {
-	case shut := <-res:
-		if !shut {
-			return errorf("a Get waiting at ShutDown returned a key")
-		}
-	case <-time.After(10 * time.Second):
-		return errorf("a Get waiting at ShutDown still waits 10 s later")
+	if err := waitingGetEnds(q1, "ShutDown", func() error { q1.ShutDown(); return nil }); err != nil {
+		return err
 	}
 	if !q1.ShuttingDown() || q1.Err() != nil {
 		return errorf("after ShutDown: ShuttingDown %v, Err %v; want true, nil", q1.ShuttingDown(), q1.Err())
@@ -157,22 +148,12 @@ func testLifecycle() error {
 // (a dead set against MaxRetries 0); concurrent News of one name all
 // attach to one queue.
 func testNewFits() error {
-	cfg := kwq.Config{Name: freshName(), MaxRetries: 1,
-		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)}
-	q, err := kwq.New(cfg)
+	q, err := newPoisoned(freshName())
 	if err != nil {
 		return err
 	}
 	defer finish(q)
-	q.Add("poison")
-	for i := 0; i < 2; i++ {
-		k, err := q.TryGet(5 * time.Second)
-		if err != nil {
-			return errorf("get %d: %v", i, err)
-		}
-		q.AddRateLimited(k)
-		q.Done(k)
-	}
+	cfg := poisonedConfig(q.Name())
 	if o, err := kwq.New(kwq.Config{Name: cfg.Name}); !errors.Is(err, kwq.ErrConflict) {
 		if o != nil {
 			o.Close()
@@ -221,118 +202,128 @@ func testNewFits() error {
 	return nil
 }
 
-// newPair is a fresh queue through two Queues, both reporting to hl.
-func newPair(hl *handlerLog) (*kwq.Queue, *kwq.Queue, error) {
+// withPair runs fn on a fresh queue through two Queues, q and o, both
+// reporting to hl.
+func withPair(fn func(hl *handlerLog, q, o *kwq.Queue) error) error {
+	var hl handlerLog
 	q, err := kwq.New(kwq.Config{Name: freshName(), ErrorHandler: hl.handle})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
+	defer finish(q)
 	o, err := kwq.Open(q.Name(), hl.handle)
 	if err != nil {
-		finish(q)
-		return nil, nil, err
+		return err
 	}
-	return q, o, nil
+	defer o.Close()
+	return fn(&hl, q, o)
+}
+
+// waitingGetEnds: a Get of q waiting when act runs returns shutdown.
+func waitingGetEnds(q *kwq.Queue, what string, act func() error) error {
+	res := make(chan bool, 1)
+	go func() { _, shut := q.Get(); res <- shut }()
+	time.Sleep(100 * time.Millisecond)
+	if err := act(); err != nil {
+		return err
+	}
+	select {
+	case shut := <-res:
+		if !shut {
+			return errorf("a Get waiting at %s returned a key", what)
+		}
+	case <-time.After(10 * time.Second):
+		return errorf("a Get waiting at %s still waits 10 s later", what)
+	}
+	return nil
 }
 
 // testDoneNotHeld: Done of a key not processing, done twice, or held by
 // another fd is a no-op, counted and not reported, as client-go's.
 func testDoneNotHeld() error {
-	var hl handlerLog
-	q, o, err := newPair(&hl)
-	if err != nil {
-		return err
-	}
-	defer finish(q)
-	defer o.Close()
-	q.Done("never-added")
-	q.Add("x")
-	if k, _ := q.Get(); k != "x" {
-		return errorf("Get %q", k)
-	}
-	q.Done("x")
-	q.Done("x")
-	q.Add("y")
-	if k, err := o.TryGet(0); k != "y" || err != nil {
-		return errorf("the other fd's Get: %q %v", k, err)
-	}
-	q.Done("y") // held by the other fd
-	o.Done("y")
-	if e := hl.take(); len(e) > 0 || q.NotHeldDones() != 3 {
-		return errorf("Dones of keys not held: %d reported, %d counted; want 0 and 3", len(e),
-			q.NotHeldDones())
-	}
-	return nil
+	return withPair(func(hl *handlerLog, q, o *kwq.Queue) error {
+		q.Done("never-added")
+		q.Add("x")
+		if k, _ := q.Get(); k != "x" {
+			return errorf("Get %q", k)
+		}
+		q.Done("x")
+		q.Done("x")
+		q.Add("y")
+		if k, err := o.TryGet(0); k != "y" || err != nil {
+			return errorf("the other fd's Get: %q %v", k, err)
+		}
+		q.Done("y") // held by the other fd
+		o.Done("y")
+		if e := hl.take(); len(e) > 0 || q.NotHeldDones() != 3 {
+			return errorf("Dones of keys not held: %d reported, %d counted; want 0 and 3", len(e),
+				q.NotHeldDones())
+		}
+		return nil
+	})
 }
 
 // testShutDownInDrain: ShutDown during ShutDownWithDrain ends the drain,
 // nothing reported; Done still finishes the key held.
 func testShutDownInDrain() error {
-	var hl handlerLog
-	q, o, err := newPair(&hl)
-	if err != nil {
-		return err
-	}
-	defer finish(q)
-	defer o.Close()
-	q.Add("z")
-	if k, _ := q.Get(); k != "z" {
-		return errorf("Get %q, want z", k)
-	}
-	drained := make(chan struct{})
-	go func() {
-		q.ShutDownWithDrain()
-		close(drained)
-	}()
-	time.Sleep(200 * time.Millisecond)
-	select {
-	case <-drained:
-		return errorf("ShutDownWithDrain returned while z was processing")
-	default:
-	}
-	if err := within("ShutDownWithDrain after a ShutDown", q.ShutDown); err != nil {
-		return err
-	}
-	select {
-	case <-drained:
-	case <-time.After(10 * time.Second):
-		return errorf("ShutDownWithDrain still waits 10 s after a ShutDown")
-	}
-	q.Done("z")
-	if s, err := o.Stats(); err != nil || s.Processing != 0 {
-		return errorf("Done after ShutDown: %+v %v, want z finished", s, err)
-	}
-	if e := hl.take(); len(e) > 0 {
-		return errorf("ShutDown during ShutDownWithDrain: %d errors reported, want none", len(e))
-	}
-	return nil
+	return withPair(func(hl *handlerLog, q, o *kwq.Queue) error {
+		q.Add("z")
+		if k, _ := q.Get(); k != "z" {
+			return errorf("Get %q, want z", k)
+		}
+		drained := make(chan struct{})
+		go func() {
+			q.ShutDownWithDrain()
+			close(drained)
+		}()
+		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-drained:
+			return errorf("ShutDownWithDrain returned while z was processing")
+		default:
+		}
+		if err := within("ShutDownWithDrain after a ShutDown", q.ShutDown); err != nil {
+			return err
+		}
+		select {
+		case <-drained:
+		case <-time.After(10 * time.Second):
+			return errorf("ShutDownWithDrain still waits 10 s after a ShutDown")
+		}
+		// A worker loop's DoneGetOne finishes z and takes nothing.
+		if k, err := q.DoneGetOne("z", kwq.Forever); !errors.Is(err, unix.ESHUTDOWN) {
+			return errorf("DoneGetOne(z) after ShutDown: %q %v, want ESHUTDOWN", k, err)
+		}
+		if s, err := o.Stats(); err != nil || s.Processing != 0 {
+			return errorf("DoneGetOne(z) after ShutDown: %+v %v, want z finished", s, err)
+		}
+		if e := hl.take(); len(e) > 0 {
+			return errorf("ShutDown during ShutDownWithDrain: %d errors reported, want none", len(e))
+		}
+		return nil
+	})
 }
 
 // testDrainQueued: keys queued, none processing (the workers stopped):
 // ShutDownWithDrain returns, as client-go's, and the keys stay.
 func testDrainQueued() error {
-	var hl handlerLog
-	q, o, err := newPair(&hl)
-	if err != nil {
-		return err
-	}
-	defer finish(q)
-	defer o.Close()
-	o.Add("p")
-	o.Add("q")
-	if err := within("ShutDownWithDrain of a Queue holding no key, 2 keys queued",
-		o.ShutDownWithDrain); err != nil {
-		return err
-	}
-	q2, err := kwq.Open(q.Name(), hl.handle)
-	if err != nil {
-		return err
-	}
-	defer q2.Close()
-	if n := q2.Len(); n != 2 {
-		return errorf("%d keys after ShutDownWithDrain, want the 2 queued", n)
-	}
-	return nil
+	return withPair(func(hl *handlerLog, q, o *kwq.Queue) error {
+		o.Add("p")
+		o.Add("q")
+		if err := within("ShutDownWithDrain of a Queue holding no key, 2 keys queued",
+			o.ShutDownWithDrain); err != nil {
+			return err
+		}
+		q2, err := kwq.Open(q.Name(), hl.handle)
+		if err != nil {
+			return err
+		}
+		defer q2.Close()
+		if n := q2.Len(); n != 2 {
+			return errorf("%d keys after ShutDownWithDrain, want the 2 queued", n)
+		}
+		return nil
+	})
 }
 
 // testGetLostQueue: the queue destroyed under a waiting Get: shutdown,
@@ -344,19 +335,8 @@ func testGetLostQueue() error {
 		return err
 	}
 	defer q3.Close()
-	res := make(chan bool, 1)
-	go func() { _, shut := q3.Get(); res <- shut }()
-	time.Sleep(100 * time.Millisecond)
-	if err := kwq.Destroy(q3.Name()); err != nil {
+	if err := waitingGetEnds(q3, "Destroy", func() error { return kwq.Destroy(q3.Name()) }); err != nil {
 		return err
-	}
-	select {
-	case shut := <-res:
-		if !shut {
-			return errorf("Get returned a key from a destroyed queue")
-		}
-	case <-time.After(10 * time.Second):
-		return errorf("a Get waiting when its queue was destroyed still waits 10 s later")
 	}
 	if err := q3.Err(); !errors.Is(err, unix.EIDRM) {
 		return errorf("Err after the queue was destroyed: %v, want EIDRM", err)

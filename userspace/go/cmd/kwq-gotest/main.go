@@ -378,19 +378,8 @@ func testGetAfterShutdownQueue() error {
 		return err
 	}
 	defer finish(q2)
-	res := make(chan bool, 1)
-	go func() { _, shut := q2.Get(); res <- shut }()
-	time.Sleep(200 * time.Millisecond)
-	if err := q2.ShutDownQueue(false); err != nil {
+	if err := waitingGetEnds(q2, "ShutDownQueue", func() error { return q2.ShutDownQueue(false) }); err != nil {
 		return err
-	}
-	select {
-	case shut := <-res:
-		if !shut {
-			return errorf("blocked Get returned a key after ShutDownQueue")
-		}
-	case <-time.After(10 * time.Second):
-		return errorf("a Get blocked before ShutDownQueue still waits 10 s later")
 	}
 	if err := q2.Err(); err != nil {
 		return errorf("Err after a shutdown: %v, want nil", err)
@@ -840,30 +829,44 @@ func run(fn func() error) error {
 	}
 }
 
-// testDeadSet: a poison key dies after MaxRetries, is listed, inspected,
-// revived with its count reset; an unknown key is ENOENT.
-func testDeadSet() error {
-	seq++
-	name := fmt.Sprintf("gotest-%d-%d", os.Getpid(), seq)
-	kwq.Destroy(name)
-	q, err := kwq.New(kwq.Config{Name: name, MaxRetries: 1,
-		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)})
+// poisonedConfig is the Config of newPoisoned's queue.
+func poisonedConfig(name string) kwq.Config {
+	return kwq.Config{Name: name, MaxRetries: 1,
+		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)}
+}
+
+// newPoisoned is a new queue of MaxRetries 1 whose key "poison" failed
+// twice: dead after its second failure.
+func newPoisoned(name string) (*kwq.Queue, error) {
+	q, err := kwq.New(poisonedConfig(name))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer finish(q)
 	q.Add("poison")
 	for i := 0; i < 2; i++ {
 		k, err := q.TryGet(5 * time.Second)
 		if err != nil || k != "poison" {
-			return errorf("get %d: %q %v", i, k, err)
+			finish(q)
+			return nil, errorf("get %d: %q %v", i, k, err)
 		}
 		d, err := q.TryAddRateLimited(k)
 		if err != nil || (i == 1) != (d == kwq.DelayDead) {
-			return errorf("failure %d: delay %v, %v", i, d, err)
+			finish(q)
+			return nil, errorf("failure %d: delay %v, %v", i, d, err)
 		}
 		q.Done(k)
 	}
+	return q, nil
+}
+
+// testDeadSet: a poison key dies after MaxRetries, is listed, inspected,
+// revived with its count reset; an unknown key is ENOENT.
+func testDeadSet() error {
+	q, err := newPoisoned(freshName())
+	if err != nil {
+		return err
+	}
+	defer finish(q)
 	dead, err := q.DeadKeys()
 	if err != nil || len(dead) != 1 || dead[0].Key != "poison" || dead[0].Failures != 2 ||
 		dead[0].State != kwq.Dead {
