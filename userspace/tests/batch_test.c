@@ -650,17 +650,17 @@ int main(void)
 			memcpy(key, &i, sizeof(i));
 			kwq_recbuf_push(&rb, key, sizeof(key), 0);
 		}
-		for (; out && rb.nr == KWQ_BATCH_MAX && tries < 12; tries++) {
+		while (out && rb.nr == KWQ_BATCH_MAX && tries < 12) {
+			delay = tries++ ? 250L << (tries - 2) : 0;
 			got = killed_add(&rb, delay, out, cap);
 			if (got < 0 || (got > 0 && got < KWQ_BATCH_MAX))
 				break;
-			delay = delay ? 2 * delay : 250;
 		}
 		ktap_check(got > 0 && got < KWQ_BATCH_MAX,
 			   "add_batch_killed_stops_between_chunks",
 			   "%ld of %u keys took effect (-1: not the first ones), "
 			   "killed %ld us after its start, try %ld", got,
-			   KWQ_BATCH_MAX, delay, tries + 1);
+			   KWQ_BATCH_MAX, delay, tries);
 		free(out);
 	}
 	kwq_recbuf_free(&rb);
