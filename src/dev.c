@@ -95,6 +95,7 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
@@ -1201,8 +1202,36 @@ static __always_inline int kwq_rec_check_one(const u64 *rec, u32 len,
 }
 
 /*
+ * Bytes of a record buffer copied in between two scheduling points: a
+ * whole buffer (up to KWQ_RECS_LEN_MAX, 4 MiB of the longest keys) is
+ * not one stretch without one (issue 30, finding 5). A task being
+ * killed stops between pieces: nothing has taken effect yet.
+ */
+#define KWQ_COPY_PIECE		SZ_64K
+
+static int kwq_recs_copy_in(u8 *buf, const u8 __user *u, u32 len)
+{
+	u32 off, n;
+	int ret;
+
+	for (off = 0; off < len; off += n) {
+		if (off) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		n = min_t(u32, len - off, KWQ_COPY_PIECE);
+		ret = kwq_copy_in(buf + off, u + off, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * Copy @nr records of @len bytes in and check them; kwq_buf_put() after
- * (@small: see kwq_buf_get()).
+ * (@small: see kwq_buf_get()). The check reads a record's header and
+ * last word, not its key: a fraction of a millisecond for a whole batch.
  */
 static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 		       bool prio_ok, u8 *small)
@@ -1215,7 +1244,7 @@ static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 	buf = kwq_buf_get(kf, len, small, false);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	ret = kwq_copy_in(buf, u64_to_user_ptr(uptr), len);
+	ret = kwq_recs_copy_in(buf, u64_to_user_ptr(uptr), len);
 	if (!ret)
 		ret = kwq_recs_check(buf, len, nr, prio_ok);
 	if (ret) {
@@ -1248,6 +1277,9 @@ static void kwq_recs_keys(const u8 *buf, u32 *off, struct kwq_key *keys,
  * Apply @op to the @nr checked records at @buf, a chunk of keys per core
  * call; *@done counts the keys that took effect. The first error stops.
  * Once all took effect, *@end (if @end) is the offset past the records.
+ * Process context: a scheduling point between chunks (a batch of the
+ * longest keys hashes and copies 4 MiB), and a task being killed stops
+ * there with -EINTR, the keys before taking effect as on any error.
  */
 static noinline_for_stack int
 kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
@@ -1267,6 +1299,13 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	int ret = 0;
 
 	for (*done = 0; *done < nr && !ret; *done += k) {
+		if (*done) {
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+			cond_resched();
+		}
 		n = min_t(u32, nr - *done, KWQ_KEYS_CHUNK);
 		kwq_recs_keys(buf, &off, keys, n);
 		switch (op) {
