@@ -16,7 +16,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 104
+#define NCASES 106
 
 struct ring {
 	int fd;
@@ -1513,6 +1513,57 @@ static void perm_cases(void)
 	close(fd606);
 }
 
+/*
+ * Ring memory is charged to the byte budget: a user (not CAP_SYS_ADMIN)
+ * whose budget is 256 KiB sets up no 4096/4096/256 ring (~0.6 MiB), and
+ * a small ring still fits after the refusal.
+ */
+#define BPARAM		"/sys/module/kwq/parameters/max_bytes_per_user"
+#define BUDGET_UID	4245
+
+static void budget_case(void)
+{
+	char old[64] = "", name[KWQ_NAME_LEN];
+	struct kwq_ring_setup_args a;
+	int fd, st, big = -1, small = -1;
+	pid_t pid;
+	ssize_t n;
+
+	fd = open(BPARAM, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, old, sizeof(old) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || kt_write_file(BPARAM, "262144") < 0) {
+		kt_fail_n(2, "ring_budget", "cannot set " BPARAM);
+		return;
+	}
+	kt_name(name, "rbudget");
+	pid = fork();
+	if (pid == 0) {
+		int dfd = kwq_open_dev(NULL);
+
+		if (dfd < 0 || setgroups(0, NULL) || setgid(BUDGET_UID) ||
+		    setuid(BUDGET_UID) || kwq_create(dfd, name, NULL))
+			_exit(255);
+		big = ring_setup_raw(dfd, &a, KWQ_RING_ENTRIES_MAX,
+				     KWQ_RING_ENTRIES_MAX, KWQ_RING_LEASES_MAX) ?
+		      errno : 0;
+		small = ring_setup_raw(dfd, &a, 32, 32, 0) ? errno : 0;
+		kwq_destroy(dfd, name);
+		_exit((big & 0x7f) | (small ? 0x80 : 0));
+	}
+	st = kt_wait(pid);
+	kt_write_file(BPARAM, old);
+	if (st >= 0 && st < 255) {
+		big = st & 0x7f;
+		small = st & 0x80 ? -1 : 0;
+	}
+	ktap_check(big == EDQUOT, "ring_over_byte_budget_edquot",
+		   "child %d: big ring %s, want EDQUOT", st, kt_ename(big > 0 ? big : 0));
+	ktap_check(small == 0, "small_ring_within_budget_after_refusal",
+		   "child %d", st);
+}
+
 int main(void)
 {
 	pagesz = sysconf(_SC_PAGESIZE);
@@ -1541,5 +1592,6 @@ int main(void)
 	close_case();
 	state_cases();
 	perm_cases();
+	budget_case();
 	return ktap_end();
 }
