@@ -12,11 +12,12 @@
 #include "kwqtest.h"
 
 #include <grp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 106
+#define NCASES 111
 
 struct ring {
 	int fd;
@@ -1291,6 +1292,125 @@ static void lease_partial_case(void)
 	pair_close(&p);
 }
 
+/* SUBMIT and GET in one call: the record applied, then its key leased. */
+static void submit_get_case(void)
+{
+	struct kwq_ring_enter_args ea;
+	struct kwq_cqe c[4] = { 0 };
+	struct pair p;
+	struct kwq_lease_slot *ls = NULL;
+	int rc, nc;
+
+	pair_open(&p, "rsubget", 32, 32, 1, "enter_submit_get_one_call");
+	if (!p.ok) {
+		kt_fail_n(2, "submit_get", "no ring");
+		pair_close(&p);
+		return;
+	}
+	sq_add(&p.r, "sg");
+	publish(&p.r);
+	rc = enter(&p.r, KWQ_ENTER_SUBMIT | KWQ_ENTER_GET, 1, 1, 5 * KT_SEC, &ea);
+	nc = cq_take(&p.r, c, 4);
+	if (nc == 1 && c[0].index == 0)
+		ls = lease_slot(&p.r, 0);
+	ktap_check(rc == 0 && ea.submitted == 1 && ea.leased == 1 && nc == 1 &&
+		   c[0].op == KWQ_CQE_LEASE && ls && ls->len == 2 &&
+		   !memcmp(ls->key, "sg", 2) && ls->gen == c[0].value,
+		   "enter_submit_get_one_call",
+		   "enter %d submitted %u leased %u, %d cqes op %#x index %u",
+		   rc, ea.submitted, ea.leased, nc, c[0].op, c[0].index);
+	ring_unmap(&p.r);
+	close(p.r.fd);
+	p.r.fd = kt_attach(p.name);	/* the same queue: a ring without slots */
+	rc = ring_open(&p.r, p.r.fd, 32, 32, 0, "enter_get_without_slots_einval");
+	errno = 0;
+	rc = rc ? -2 : enter(&p.r, KWQ_ENTER_GET, 1, 0, 0, NULL);
+	ktap_check(rc == -1 && errno == EINVAL, "enter_get_without_slots_einval",
+		   "enter %d %s", rc, kt_ename(errno));
+	pair_close(&p);
+}
+
+/* KWQ_SQE_F_RATE_LIMITED: the completion's value is the delay chosen. */
+static void rate_limited_case(void)
+{
+	struct kwq_cqe c[4] = { 0 };
+	struct ring r;
+	char name[KWQ_NAME_LEN];
+	struct kwq_queue_opts o;
+	int qfd, nc1, nc2, ok;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_limits = 1;
+	o.limits[0].type = KWQ_LIMIT_EXPONENTIAL;
+	o.limits[0].a = KT_MS;
+	o.limits[0].b = 1000 * KT_SEC;
+	o.max_retries = 2;
+	qfd = kt_queue("rrate", &o, name);
+	ok = ring_open(&r, kt_attach(name), 32, 32, 0, "rate_limited") == 0;
+	if (!ok) {
+		kt_fail_n(2, "rate_limited", "no ring");
+		goto out;
+	}
+	sq_rec(&r, KWQ_SQE_ADD, KWQ_SQE_F_RATE_LIMITED | KWQ_SQE_F_CQE, "rl", 2, 0, 0);
+	sq_rec(&r, KWQ_SQE_ADD, KWQ_SQE_F_RATE_LIMITED | KWQ_SQE_F_CQE, "rl", 2, 0, 0);
+	publish(&r);
+	submit(&r);
+	nc1 = cq_take(&r, c, 4);
+	ktap_check(nc1 == 2 && c[0].res == 0 && c[0].value == (uint64_t)KT_MS &&
+		   c[1].res == 0 && c[1].value == 2 * (uint64_t)KT_MS,
+		   "rate_limited_add_completes_with_delay",
+		   "%d cqes, values %llu %llu (want 1 ms, 2 ms) res %d %d", nc1,
+		   ULL(c[0].value), ULL(c[1].value), c[0].res, c[1].res);
+	sq_rec(&r, KWQ_SQE_ADD, KWQ_SQE_F_RATE_LIMITED | KWQ_SQE_F_CQE, "rl", 2, 0, 0);
+	publish(&r);
+	submit(&r);
+	nc2 = cq_take(&r, c, 4);
+	ktap_check(nc2 == 1 && c[0].res == 0 && c[0].value == KWQ_DELAY_DEAD,
+		   "rate_limited_add_past_retries_dead",
+		   "%d cqes, value %llu res %d", nc2, ULL(c[0].value), c[0].res);
+	ring_unmap(&r);
+	close(r.fd);
+out:
+	kwq_destroy(qfd, name);
+	close(qfd);
+}
+
+/* poll(): POLLIN while completions wait, none once they are read. */
+static void poll_case(void)
+{
+	struct pollfd pf;
+	struct kwq_cqe c[4] = { 0 };
+	struct kwq_sqe bad;
+	struct pair p;
+	int r1, r2, ev1, nc;
+
+	pair_open(&p, "rpoll", 32, 32, 0, "poll_completions");
+	if (!p.ok) {
+		kt_fail_n(1, "poll_completions", "no ring");
+		pair_close(&p);
+		return;
+	}
+	memset(&bad, 0, sizeof(bad));
+	bad.op = 0x7f;
+	bad.nslots = 1;
+	sq_write(&p.r, &bad, NULL, 0, 1);
+	publish(&p.r);
+	submit(&p.r);
+	pf.fd = p.r.fd;
+	pf.events = POLLIN;
+	pf.revents = 0;
+	r1 = poll(&pf, 1, 0);
+	ev1 = pf.revents;
+	nc = cq_take(&p.r, c, 4);
+	pf.revents = 0;
+	r2 = poll(&pf, 1, 0);
+	ktap_check(r1 == 1 && (ev1 & POLLIN) && nc == 1 && r2 == 0,
+		   "poll_pollin_while_completions_wait",
+		   "before reading: %d revents %#x; %d cqes; after: %d revents %#x",
+		   r1, ev1, nc, r2, pf.revents);
+	pair_close(&p);
+}
+
 /* --- crash safety ---------------------------------------------------------------- */
 
 /* A child attaches, sets up a ring and does @what, reports, then waits. */
@@ -1607,6 +1727,9 @@ int main(void)
 	backpressure_cases();
 	lease_cases();
 	lease_partial_case();
+	submit_get_case();
+	rate_limited_case();
+	poll_case();
 	crash_cases();
 	close_case();
 	state_cases();
