@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 111
+#define NCASES 112
 
 struct ring {
 	int fd;
@@ -612,6 +612,39 @@ static void producer_cases(void)
 	s = stats(p.rfd);
 	ktap_check(s.waiting == 1 && s.len == 3, "add_after_record_waits",
 		   "waiting %llu len %llu", ULL(s.waiting), ULL(s.len));
+	pair_close(&p);
+}
+
+/* The kernel never writes the user region: a drain leaves it as written. */
+static void user_region_case(void)
+{
+	uint8_t *snap;
+	struct pair p;
+	long len;
+	int i;
+
+	pair_open(&p, "ruser", 32, 32, 0, "drain_leaves_user_region_as_written");
+	if (!p.ok) {
+		kt_fail_n(1, "drain_leaves_user_region_as_written", "no ring");
+		pair_close(&p);
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		sq_rec(&p.r, KWQ_SQE_ADD, 0, "user-region-key-of-some-length-over-40-bytes",
+		       44, i, 0);
+	publish(&p.r);
+	snap = malloc(p.r.a.user_size);
+	if (!snap)
+		exit(1);
+	memcpy(snap, p.r.u, p.r.a.user_size);
+	len = kt_len(p.rfd);
+	ktap_check(len == 1 && sq_head(&p.r) == 6 &&
+		   !memcmp(snap, p.r.u, p.r.a.user_size),
+		   "drain_leaves_user_region_as_written",
+		   "len %ld (want 1) sq_head %u (want 6), user region %s", len,
+		   sq_head(&p.r), memcmp(snap, p.r.u, p.r.a.user_size) ?
+		   "changed" : "as written");
+	free(snap);
 	pair_close(&p);
 }
 
@@ -1718,6 +1751,7 @@ int main(void)
 	fresh_ring_case();
 	mmap_cases();
 	producer_cases();
+	user_region_case();
 	priority_case();
 	other_ops_cases();
 	wakeup_case();
