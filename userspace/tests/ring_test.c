@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 114
+#define NCASES 115
 
 struct ring {
 	int fd;
@@ -1520,6 +1520,59 @@ static void poll_case(void)
 	pair_close(&p);
 }
 
+/*
+ * A lease whose processing deadline passed ends: the key goes back as a
+ * failure (ready or waiting for the limiter's delay); DONE_LEASE of it
+ * then is ESTALE (as KWQ_IOC_DONE after a revoked lease), the key there
+ * once.
+ */
+static void deadline_case(void)
+{
+	struct kwq_ring_enter_args ea;
+	struct kwq_stats_args s;
+	struct kwq_cqe c[4] = { 0 };
+	struct pair p;
+	int i, rc, nc;
+	uint64_t gen = 0;
+	uint32_t slot = 0;
+
+	pair_open(&p, "rdeadline", 32, 32, 1, "done_lease_after_deadline_estale");
+	if (!p.ok) {
+		kt_fail_n(1, "done_lease_after_deadline_estale", "no ring");
+		pair_close(&p);
+		return;
+	}
+	kt_add(p.rfd, "dl");
+	memset(&ea, 0, sizeof(ea));
+	ea.flags = KWQ_ENTER_GET;
+	ea.get_max = 1;
+	ea.processing_timeout_ns = KWQ_PROCESSING_TIMEOUT_MIN;
+	rc = ioctl(p.r.fd, KWQ_IOC_RING_ENTER, &ea);
+	if (cq_take(&p.r, c, 4) == 1) {
+		slot = c[0].index;
+		gen = c[0].value;
+	}
+	/* the deadline passes; wait (bounded) until the lease was taken back */
+	for (i = 0; i < 5000; i++) {
+		s = stats(p.rfd);
+		if (!s.processing)
+			break;
+		kt_sleep_ms(1);
+	}
+	sq_done_lease(&p.r, 0, slot, gen);
+	publish(&p.r);
+	submit(&p.r);
+	nc = cq_take(&p.r, c, 4);
+	s = stats(p.rfd);
+	ktap_check(rc == 0 && ea.leased == 1 && gen && nc == 1 &&
+		   c[0].res == -ESTALE && s.processing == 0 &&
+		   s.len + s.waiting == 1, "done_lease_after_deadline_estale",
+		   "enter %d leased %u gen %llu; %d cqes res %d; processing %llu len %llu waiting %llu",
+		   rc, ea.leased, ULL(gen), nc, c[0].res, ULL(s.processing),
+		   ULL(s.len), ULL(s.waiting));
+	pair_close(&p);
+}
+
 /* --- crash safety ---------------------------------------------------------------- */
 
 /* A child attaches, sets up a ring and does @what, reports, then waits. */
@@ -1844,6 +1897,7 @@ int main(void)
 	lease_cases();
 	lease_partial_case();
 	submit_get_case();
+	deadline_case();
 	rate_limited_case();
 	poll_case();
 	crash_cases();
