@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 115
+#define NCASES 117
 
 struct ring {
 	int fd;
@@ -1063,15 +1063,16 @@ static void hostile_cases(void)
 /* sq_tail ran past the ring: broken, nothing of it applied, ever. */
 static void broken_case(void)
 {
+	struct kwq_ring_enter_args ea;
 	struct kwq_cqe c[8] = { 0 };
 	struct pair p;
 	char key[16];
 	int i, rc, e, nc;
+	long len;
 
-	pair_open(&p, "rbroken", 32, 32, 0, "tail_past_ring_breaks_it");
+	pair_open(&p, "rbroken", 32, 32, 1, "tail_past_ring_breaks_it");
 	if (!p.ok) {
-		ktap_check(0, "tail_past_ring_breaks_it", "no ring");
-		ktap_check(0, "broken_ring_stays_dead", "no ring");
+		kt_fail_n(3, "broken_ring", "no ring");
 		pair_close(&p);
 		return;
 	}
@@ -1084,22 +1085,36 @@ static void broken_case(void)
 	rc = submit(&p.r);
 	e = errno;
 	nc = cq_take(&p.r, c, 8);
-	printf("    # broken ring: enter %d %s, %d completions (first res %d)\n",
-	       rc, kt_ename(rc ? e : 0), nc, nc ? c[0].res : 0);
-	ktap_check((ring_flags(&p.r) & KWQ_RING_F_BROKEN) &&
-		   ((rc == -1 && e == EINVAL) ||
-		    (nc == 1 && c[0].res == -EINVAL)) && kt_len(p.rfd) == 0,
+	len = kt_len(p.rfd);
+	ktap_check((ring_flags(&p.r) & KWQ_RING_F_BROKEN) && rc == -1 &&
+		   e == EINVAL && nc == 1 && c[0].res == -EINVAL &&
+		   c[0].index == 0 && len == 0 && sq_head(&p.r) == 0,
 		   "tail_past_ring_breaks_it",
-		   "flags %#x enter %d %s completions %d len %ld",
-		   ring_flags(&p.r), rc, kt_ename(rc ? e : 0), nc, kt_len(p.rfd));
-	/* a sane tail afterwards: still nothing applied */
+		   "flags %#x enter %d %s; %d completions (res %d index %u); len %ld sq_head %u",
+		   ring_flags(&p.r), rc, kt_ename(rc ? e : 0), nc, c[0].res,
+		   c[0].index, len, sq_head(&p.r));
+	/* a sane tail afterwards: still nothing applied, EINVAL again */
 	__atomic_store_n(sq_tail_p(&p.r), 1, __ATOMIC_RELEASE);
 	errno = 0;
 	rc = submit(&p.r);
 	e = errno;
-	ktap_check(kt_len(p.rfd) == 0 && (ring_flags(&p.r) & KWQ_RING_F_BROKEN),
-		   "broken_ring_stays_dead", "enter %d %s len %ld flags %#x",
-		   rc, kt_ename(rc ? e : 0), kt_len(p.rfd), ring_flags(&p.r));
+	nc = cq_take(&p.r, c, 8);
+	len = kt_len(p.rfd);
+	ktap_check(rc == -1 && e == EINVAL && nc == 0 && len == 0 &&
+		   (ring_flags(&p.r) & KWQ_RING_F_BROKEN),
+		   "broken_ring_stays_dead",
+		   "enter %d %s, %d completions, len %ld flags %#x", rc,
+		   kt_ename(rc ? e : 0), nc, len, ring_flags(&p.r));
+	/* its lease slots still work */
+	kt_add(p.rfd, "after-broken");
+	rc = enter(&p.r, KWQ_ENTER_GET, 1, 0, 0, &ea);
+	e = errno;
+	nc = cq_take(&p.r, c, 8);
+	ktap_check(rc == 0 && ea.leased == 1 && nc == 1 &&
+		   c[0].op == KWQ_CQE_LEASE && !memcmp(lease_slot(&p.r, 0)->key,
+						       "after-broken", 12),
+		   "broken_ring_lease_slots_work", "enter %d %s leased %u, %d cqes",
+		   rc, kt_ename(rc ? e : 0), ea.leased, nc);
 	pair_close(&p);
 }
 
@@ -1117,8 +1132,7 @@ static void backpressure_cases(void)
 	/* 40 failing records then 5 adds, 32 completions of room */
 	pair_open(&p, "rbp", 64, 32, 0, "cq_full_enter_ebusy");
 	if (!p.ok) {
-		for (i = 0; i < 4; i++)
-			ktap_check(0, "backpressure", "no ring");
+		kt_fail_n(5, "backpressure", "no ring");
 		pair_close(&p);
 		return;
 	}
@@ -1156,6 +1170,27 @@ static void backpressure_cases(void)
 		   "cq_room_resumes_no_record_lost",
 		   "enter %d %s, %d completions, len %ld (want 5) sq_head %u",
 		   rc, kt_ename(rc ? e : 0), nc, len, sq_head(&p.r));
+	pair_close(&p);
+
+	/* a get needs a completion per key: none free, EBUSY, key stays */
+	pair_open(&p, "rbp3", 64, 32, 1, "enter_get_cq_full_ebusy");
+	if (!p.ok) {
+		kt_fail_n(1, "enter_get_cq_full_ebusy", "no ring");
+	} else {
+		for (i = 0; i < 32; i++)
+			sq_write(&p.r, &bad, NULL, 0, 1);
+		publish(&p.r);
+		submit(&p.r);
+		kt_add(p.rfd, "waits-for-room");
+		errno = 0;
+		rc = enter(&p.r, KWQ_ENTER_GET, 1, 0, 0, NULL);
+		e = errno;
+		len = kt_len(p.rfd);
+		ktap_check(rc == -1 && e == EBUSY && len == 1 &&
+			   !lease_slot(&p.r, 0)->gen, "enter_get_cq_full_ebusy",
+			   "enter %d %s, len %ld (want 1)", rc,
+			   kt_ename(rc ? e : 0), len);
+	}
 	pair_close(&p);
 
 	/* adds that ask for a completion: the ones that found none wait */
