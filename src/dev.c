@@ -2157,9 +2157,10 @@ static int kwq_ioc_ring_setup(struct kwq_ioc *c)
 	if (!c->kf->ring)
 		ret = kwq_ring_setup(&c->uq->rings, c->uq->q, c->kf,
 				     user ? &user->budget : NULL, a, &ring);
-	/* Pairs with kwq_file_ring(). */
-	if (!ret)
+	if (!ret) {
+		/* Pairs with kwq_file_ring(): set up before it is seen. */
 		smp_store_release(&c->kf->ring, ring);
+	}
 	mutex_unlock(&c->kf->attach_lock);
 	/* The ring holds its own budget reference. */
 	kwq_budget_put(user ? &user->budget : NULL);
@@ -2170,6 +2171,7 @@ static int kwq_ioc_ring_setup(struct kwq_ioc *c)
 
 static struct kwq_ring *kwq_file_ring(struct kwq_file *kf)
 {
+	/* Pairs with kwq_ioc_ring_setup(). */
 	return smp_load_acquire(&kf->ring);
 }
 

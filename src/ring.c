@@ -151,6 +151,7 @@ static u32 kwq_ring_cq_room(struct kwq_ring *r)
 
 	if (r->closing)
 		return KWQ_RING_CHUNK;
+	/* Pairs with the process's release store of cq_head. */
 	head = smp_load_acquire(kwq_ring_u32(r->user, KWQ_RU_CQ_HEAD));
 	used = r->cq_tail - head + r->cq_reserved;
 	return used >= r->cq_entries ? 0 : r->cq_entries - used;
@@ -174,7 +175,9 @@ static void kwq_ring_post(struct kwq_ring *r, u32 index, u8 op, int res,
 /* The completions written, then the tail that shows them (release). */
 static void kwq_ring_publish(struct kwq_ring *r)
 {
+	/* Pairs with the process's acquire load of cq_tail. */
 	smp_store_release(kwq_ring_u32(r->kern, KWQ_RK_CQ_TAIL), r->cq_tail);
+	/* The slots before sq_head were copied out: the process may reuse them. */
 	smp_store_release(kwq_ring_u32(r->kern, KWQ_RK_SQ_HEAD), r->sq_head);
 }
 
@@ -537,6 +540,7 @@ bool kwq_rings_wait_begin(struct kwq_rings *rs)
 	if (!w)
 		return false;
 	atomic_inc(w);
+	/* B in rings.rst: waiters stored before any ring's tail is read. */
 	smp_mb__after_atomic();
 	kwq_rings_pull(rs);
 	return true;
@@ -556,6 +560,7 @@ void kwq_rings_arm(struct kwq_rings *rs)
 		return;
 	if (!(atomic_read(w) & KWQ_RING_ARMED))
 		atomic_or(KWQ_RING_ARMED, w);
+	/* As in kwq_rings_wait_begin(): armed before the tails are read. */
 	smp_mb__after_atomic();
 	kwq_rings_pull(rs);
 }
