@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 117
+#define NCASES 118
 
 struct ring {
 	int fd;
@@ -1830,6 +1830,33 @@ static void perm_cases(void)
 	kt_take(fd606, KWQ_GET_DETACHED, 0, 4, buf, sizeof(buf));
 	ktap_check(r == 0 && !strcmp(buf, "from-user"),
 		   "admitted_user_adds_through_ring", "child %d, got '%s'", r, buf);
+
+	/*
+	 * /dev/kwq opened O_RDONLY and attached: the ring is set up, but its
+	 * user region cannot be mapped writable (the mm's check of a shared
+	 * writable mapping), so nothing can be submitted through it.
+	 */
+	{
+		struct kwq_ring_setup_args a;
+		int ro = open(KWQ_DEFAULT_DEVICE, O_RDONLY | O_CLOEXEC), e;
+		void *m = MAP_FAILED;
+
+		r = ro < 0 || kwq_open(ro, q606) ? -2 :
+		    ring_setup_raw(ro, &a, 32, 32, 0);
+		errno = 0;
+		if (!r)
+			m = map_region(ro, KWQ_RING_OFF_USER, a.user_size,
+				       PROT_READ | PROT_WRITE);
+		e = errno;
+		ktap_check(!r && m == MAP_FAILED && e == EACCES,
+			   "o_rdonly_fd_user_region_not_writable",
+			   "setup %d, mmap %s", r,
+			   m == MAP_FAILED ? kt_ename(e) : "mapped");
+		if (m != MAP_FAILED)
+			munmap(m, a.user_size);
+		if (ro >= 0)
+			close(ro);
+	}
 	kwq_destroy(fd644, q644);
 	kwq_destroy(fd606, q606);
 	close(fd644);
