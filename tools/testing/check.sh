@@ -602,6 +602,11 @@ if [[ " $sections " == *" static "* ]]; then
 	cgver=$(sid_pin golang-k8s-client-go-dev)
 	run_check "*kwq.Queue is a client-go ${cgver%-*} workqueue.TypedRateLimitingInterface[string]" \
 		"$goenv" go test -count=1 -v kwq.dev/kwq/compat
+	# Module mode: userspace/go/go.mod's requirements, resolved offline
+	# from the same Debian sources (go-env.sh, KWQ_GO_MODULES).
+	run_check "go build and vet of module kwq.dev/kwq in module mode (userspace/go/go.mod)" sh -c \
+		'cd "$1/userspace/go" && KWQ_GO_MODULES=1 "$0" go build -o /dev/null ./... &&
+		KWQ_GO_MODULES=1 "$0" go vet ./...' "$goenv" "$KWQ_ROOT"
 fi
 
 # make check-kcsan (not in the default sections: the KCSAN kernel is a
