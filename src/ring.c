@@ -200,7 +200,8 @@ static bool kwq_sqe_ok(const struct kwq_sqe *s)
 	case KWQ_SQE_ADD:
 		if (flags & ~add_flags ||
 		    (flags & KWQ_SQE_F_AFTER && flags & KWQ_SQE_F_RATE_LIMITED) ||
-		    (flags & KWQ_SQE_F_AFTER ? s->arg > S64_MAX : !!s->arg))
+		    (flags & KWQ_SQE_F_AFTER ? !s->arg || s->arg > S64_MAX :
+		     !!s->arg))
 			return false;
 		break;
 	case KWQ_SQE_DONE:
