@@ -291,11 +291,13 @@ latency_only=" walks "
 # dev and fuzz: the debug 7.2 kernel leaves the stack uninitialised
 # (config/debug-7.2.config), so a record or argument the kernel reads
 # without having copied it in holds what an earlier call left there, as
-# on a production kernel without INIT_STACK_ALL_ZERO. Not here:
+# on a production kernel without INIT_STACK_ALL_ZERO. ring: the shared
+# rings (mmap, vm_insert_pages, vma_set_file), whose mm API moves most
+# between versions, under KASAN and kmemleak. Not here:
 # failnth (KUnit's kwq_fault fails the core's allocations on 7.2 too;
 # the ioctl paths' failures run on debug 6.12) and the rest (the same
 # code as on 6.12; without KASAN on stock 7.2).
-debug72=" lifecycle namespace leak batch dev fuzz "
+debug72=" lifecycle namespace leak batch dev fuzz ring "
 # The debug 6.12 suites take about 400 s one after the other, most on one
 # vCPU: these run in a second VM of the same kernel and the same kwq.ko
 # (debug-6.12b), beside the first, so that no VM holds up the end of the
