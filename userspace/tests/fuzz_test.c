@@ -247,9 +247,7 @@ struct wring {
 	int scribbled;		/* the scribbler writes it too */
 	int clean;		/* only well-formed records: exact checks */
 	int jumped;		/* its tail was stored past the ring */
-	struct kwq_ring_setup_args a;
-	unsigned char *user, *kern, *status;	/* NULL: not mapped */
-	uint32_t tail;		/* what this thread published */
+	struct kt_ring r;	/* its setup, mappings (NULL: none), tail */
 	uint32_t cq_head;	/* completions read */
 	uint64_t gen[KWQ_RING_LEASES_MAX];	/* leases announced, not done */
 	/* per submission slot: the record that starts there (clean rings) */
@@ -1596,7 +1594,7 @@ static void ring_bad(struct worker *w, struct wring *wr, const char *fmt, ...)
 	va_end(ap);
 	atomic_fetch_add(&sh->bad_result, 1);
 	note("ring fd %d (sq %u cq %u leases %u%s%s): %s", wr->fd,
-	     wr->a.sq_entries, wr->a.cq_entries, wr->a.lease_slots,
+	     wr->r.a.sq_entries, wr->r.a.cq_entries, wr->r.a.lease_slots,
 	     wr->clean ? ", clean" : "", wr->scribbled ? ", scribbled" : "",
 	     why);
 	(void)w;
@@ -1610,15 +1608,7 @@ static void ring_st(unsigned char *region, uint32_t off, uint32_t v)
 static void ring_unmap(struct wring *wr)
 {
 	pthread_mutex_lock(&wr->lock);
-	if (wr->user)
-		munmap(wr->user, wr->a.user_size);
-	if (wr->kern)
-		munmap(wr->kern, wr->a.kernel_size);
-	if (wr->status)
-		munmap(wr->status, wr->a.status_size);
-	wr->user = NULL;
-	wr->kern = NULL;
-	wr->status = NULL;
+	kt_ring_unmap(&wr->r);
 	pthread_mutex_unlock(&wr->lock);
 }
 
@@ -1646,24 +1636,24 @@ static void ring_fd_closing(struct worker *w, int fd)
  */
 static void ring_reap(struct worker *w, struct wring *wr)
 {
-	uint32_t tail, mask = wr->a.cq_entries - 1, n = 0;
+	uint32_t tail, mask = wr->r.a.cq_entries - 1, n = 0;
 	const struct kwq_lease_slot *ls;
 	struct kwq_cqe c;
 
-	if (!wr->kern || !wr->user)
+	if (!wr->r.k || !wr->r.u)
 		return;
-	tail = kt_ring_ld(wr->kern, wr->a.cq_tail_off);
-	if (tail - wr->cq_head > wr->a.cq_entries) {
+	tail = kt_ring_ld(wr->r.k, wr->r.a.cq_tail_off);
+	if (tail - wr->cq_head > wr->r.a.cq_entries) {
 		/* a scribbled cq_head let the kernel write over them */
 		if (wr->clean)
 			ring_bad(w, wr, "cq_tail %u, %u completions past cq_head %u",
 				 tail, tail - wr->cq_head, wr->cq_head);
-		wr->cq_head = tail - wr->a.cq_entries;
+		wr->cq_head = tail - wr->r.a.cq_entries;
 	}
 	for (; wr->cq_head != tail; wr->cq_head++, n++) {
 		uint32_t i, s;
 
-		memcpy(&c, wr->kern + wr->a.cqes_off +
+		memcpy(&c, wr->r.k + wr->r.a.cqes_off +
 		       (wr->cq_head & mask) * sizeof(c), sizeof(c));
 		if (c.flags || !ring_errno_ok(c.res)) {
 			ring_bad(w, wr, "completion %u: op %u flags %u res %d",
@@ -1673,18 +1663,18 @@ static void ring_reap(struct worker *w, struct wring *wr)
 		if (c.op == KWQ_CQE_LEASE && wr->scribbled) {
 			/* cq_head scribbled: the kernel may write it as we read */
 			atomic_fetch_add(&sh->ring_n[RN_LEASE], 1);
-			if (c.index < wr->a.lease_slots)
+			if (c.index < wr->r.a.lease_slots)
 				wr->gen[c.index] = c.value;
 			continue;
 		}
 		if (c.op == KWQ_CQE_LEASE) {
 			atomic_fetch_add(&sh->ring_n[RN_LEASE], 1);
-			if (c.index >= wr->a.lease_slots || !c.value || c.res) {
+			if (c.index >= wr->r.a.lease_slots || !c.value || c.res) {
 				ring_bad(w, wr, "lease completion: slot %u gen %llu res %d",
 					 c.index, (unsigned long long)c.value, c.res);
 				continue;
 			}
-			ls = (const void *)(wr->kern + wr->a.leases_off +
+			ls = (const void *)(wr->r.k + wr->r.a.leases_off +
 					    (size_t)c.index * KWQ_LEASE_SLOT_SIZE);
 			if (__atomic_load_n(&ls->gen, __ATOMIC_ACQUIRE) != c.value ||
 			    !ls->len || ls->len > KWQ_KEY_LEN_MAX)
@@ -1700,7 +1690,7 @@ static void ring_reap(struct worker *w, struct wring *wr)
 		}
 		if (!wr->clean)
 			continue;
-		i = c.index & (wr->a.sq_entries - 1);
+		i = c.index & (wr->r.a.sq_entries - 1);
 		if (wr->pos[i] != c.index)
 			continue;	/* the slot was written again since */
 		s = wr->kind[i];
@@ -1712,7 +1702,7 @@ static void ring_reap(struct worker *w, struct wring *wr)
 		wr->kind[i] = RK_NONE;
 	}
 	atomic_fetch_add(&sh->ring_n[RN_CQE], n);
-	ring_st(wr->user, wr->a.cq_head_off, wr->cq_head);
+	ring_st(wr->r.u, wr->r.a.cq_head_off, wr->cq_head);
 }
 
 /* A key of any length 1..KWQ_KEY_LEN_MAX, the slot boundaries often. */
@@ -1753,7 +1743,7 @@ static uint32_t ring_put(struct worker *w, struct wring *wr, uint32_t room,
 	unsigned char slots[KWQ_SQE_SLOTS_MAX * KWQ_SQE_SIZE] = {};
 	unsigned char key[KWQ_KEY_LEN_MAX];
 	struct kwq_sqe s = {};
-	uint32_t len = 0, n, i, kind, mask = wr->a.sq_entries - 1;
+	uint32_t len = 0, n, i, kind, mask = wr->r.a.sq_entries - 1;
 	uint32_t c = rn(&w->r, 100), slot;
 
 	if (c < 50) {
@@ -1779,9 +1769,9 @@ static uint32_t ring_put(struct worker *w, struct wring *wr, uint32_t room,
 		s.op = KWQ_SQE_DONE_LEASE;
 		kind = RK_LEASE_BAD;
 		s.arg = rnd(&w->r) | 1;
-		s.lease_slot = rn(&w->r, wr->a.lease_slots + 2);
-		for (i = 0; i < wr->a.lease_slots && chance(&w->r, 80); i++) {
-			slot = (i + s.lease_slot) % wr->a.lease_slots;
+		s.lease_slot = rn(&w->r, wr->r.a.lease_slots + 2);
+		for (i = 0; i < wr->r.a.lease_slots && chance(&w->r, 80); i++) {
+			slot = (i + s.lease_slot) % wr->r.a.lease_slots;
 			if (!wr->gen[slot])
 				continue;
 			s.lease_slot = slot;
@@ -1870,10 +1860,10 @@ static uint32_t ring_put(struct worker *w, struct wring *wr, uint32_t room,
 		return 0;
 	memcpy(slots, &s, sizeof(s));
 	for (i = 0; i < n; i++) {
-		slot = (wr->tail + i) & mask;
-		memcpy(wr->user + wr->a.sqes_off + (size_t)slot * KWQ_SQE_SIZE,
+		slot = (wr->r.tail + i) & mask;
+		memcpy(wr->r.u + wr->r.a.sqes_off + (size_t)slot * KWQ_SQE_SIZE,
 		       slots + (size_t)i * KWQ_SQE_SIZE, KWQ_SQE_SIZE);
-		wr->pos[slot] = wr->tail + i;
+		wr->pos[slot] = wr->r.tail + i;
 		wr->kind[slot] = i ? RK_NONE : (uint8_t)kind;
 		wr->op[slot] = s.op;
 		wr->fl[slot] = s.flags;
@@ -1891,14 +1881,14 @@ static void ring_submit(struct worker *w, struct wring *wr)
 	uint32_t i, took, pub;
 
 	/* a tail stored past the ring stays there: the ring is dead */
-	if (!wr->user || !wr->kern || wr->fd < 0 || wr->jumped)
+	if (!wr->r.u || !wr->r.k || wr->fd < 0 || wr->jumped)
 		return;
-	head = kt_ring_ld(wr->kern, wr->a.sq_head_off);
-	used = wr->tail - head;
-	if (used > wr->a.sq_entries)
+	head = kt_ring_ld(wr->r.k, wr->r.a.sq_head_off);
+	used = wr->r.tail - head;
+	if (used > wr->r.a.sq_entries)
 		return;		/* broken, or scribbled past */
-	room = wr->a.sq_entries - used;
-	pub = wr->tail;
+	room = wr->r.a.sq_entries - used;
+	pub = wr->r.tail;
 	for (i = 0; i < nr; i++) {
 		took = ring_put(w, wr, room, chance(&w->r, 4));
 		if (!took)
@@ -1906,23 +1896,23 @@ static void ring_submit(struct worker *w, struct wring *wr)
 		room -= took;
 		/* publish a record's first slots only: the kernel must wait */
 		if (chance(&w->r, 5) && took > 1)
-			ring_st(wr->user, wr->a.sq_tail_off,
-				wr->tail + 1 + rn(&w->r, took - 1));
-		wr->tail += took;
+			ring_st(wr->r.u, wr->r.a.sq_tail_off,
+				wr->r.tail + 1 + rn(&w->r, took - 1));
+		wr->r.tail += took;
 	}
 	if (chance(&w->r, 2)) {
 		/* past the ring: the kernel must refuse it, and stop */
 		wr->clean = 0;
 		wr->jumped = 1;
-		ring_st(wr->user, wr->a.sq_tail_off,
-			wr->tail + wr->a.sq_entries + 1 + rn(&w->r, 1000));
+		ring_st(wr->r.u, wr->r.a.sq_tail_off,
+			wr->r.tail + wr->r.a.sq_entries + 1 + rn(&w->r, 1000));
 		return;
 	}
-	if (wr->tail != pub || chance(&w->r, 10))
-		ring_st(wr->user, wr->a.sq_tail_off, wr->tail);
+	if (wr->r.tail != pub || chance(&w->r, 10))
+		kt_ring_publish(&wr->r);
 	/* the producer's side of the need-wakeup protocol */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (wr->status && __atomic_load_n((uint32_t *)wr->status,
+	if (wr->r.st && __atomic_load_n((uint32_t *)wr->r.st,
 					  __ATOMIC_RELAXED)) {
 		struct kwq_ring_enter_args e = { .flags = KWQ_ENTER_SUBMIT };
 
@@ -1951,9 +1941,9 @@ static void ring_enter(struct worker *w, struct wring *wr)
 		break;
 	}
 	if (e.flags & KWQ_ENTER_GET) {
-		if (!wr->a.lease_slots)
+		if (!wr->r.a.lease_slots)
 			valid = 0;
-		e.get_max = 1 + rn(&w->r, wr->a.lease_slots ?: 1);
+		e.get_max = 1 + rn(&w->r, wr->r.a.lease_slots ?: 1);
 		e.get_min = rn(&w->r, e.get_max + 1);
 		e.timeout_ns = chance(&w->r, 60) ? 0 : rn(&w->r, 2000000);
 		if (chance(&w->r, 20))
@@ -1971,7 +1961,7 @@ static void ring_enter(struct worker *w, struct wring *wr)
 			break;
 		case 2:
 			e.get_max = e.flags & KWQ_ENTER_GET ?
-				    wr->a.lease_slots + 1 : 1;
+				    wr->r.a.lease_slots + 1 : 1;
 			break;
 		case 3:
 			e.get_min = e.get_max + 1;
@@ -1997,13 +1987,13 @@ static void ring_enter(struct worker *w, struct wring *wr)
 						       errno != EIDRM)))
 		ring_bad(w, wr, "SUBMIT after a tail jump: %s",
 			 ret ? strerror(errno) : "no error");
-	if (wr->jumped && !wr->scribbled && wr->kern && valid && ret < 0 &&
-	    errno == EINVAL && !(kt_ring_ld(wr->kern, wr->a.ring_flags_off) &
+	if (wr->jumped && !wr->scribbled && wr->r.k && valid && ret < 0 &&
+	    errno == EINVAL && !(kt_ring_ld(wr->r.k, wr->r.a.ring_flags_off) &
 				 KWQ_RING_F_BROKEN))
 		ring_bad(w, wr, "refused after a tail jump, but not marked broken");
 	if (ret == 0 && e.leased > e.get_max)
 		ring_bad(w, wr, "leased %u of get_max %u", e.leased, e.get_max);
-	if (wr->kern && (kt_ring_ld(wr->kern, wr->a.ring_flags_off) &
+	if (wr->r.k && (kt_ring_ld(wr->r.k, wr->r.a.ring_flags_off) &
 			 KWQ_RING_F_BROKEN)) {
 		if (wr->clean)
 			ring_bad(w, wr, "broken, but only well-formed records written");
@@ -2012,38 +2002,14 @@ static void ring_enter(struct worker *w, struct wring *wr)
 	ring_reap(w, wr);
 }
 
-static int ring_map_one(struct wring *wr, uint64_t off, size_t size, int prot,
-			unsigned char **out)
-{
-	void *p = mmap(NULL, size, prot, MAP_SHARED, wr->fd, (off_t)off);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	*out = p;
-	return 0;
-}
-
-/* The three regions, mapped right; -errno if one failed. */
+/* The three regions, mapped right; -errno if one failed (none mapped). */
 static int ring_map(struct wring *wr)
 {
-	unsigned char *u = NULL, *k = NULL, *s = NULL;
 	int ret;
 
-	ret = ring_map_one(wr, KWQ_RING_OFF_USER, wr->a.user_size,
-			   PROT_READ | PROT_WRITE, &u);
-	if (!ret)
-		ret = ring_map_one(wr, KWQ_RING_OFF_KERNEL, wr->a.kernel_size,
-				   PROT_READ, &k);
-	if (!ret)
-		ret = ring_map_one(wr, KWQ_RING_OFF_STATUS, wr->a.status_size,
-				   PROT_READ, &s);
 	pthread_mutex_lock(&wr->lock);
-	wr->user = u;
-	wr->kern = k;
-	wr->status = s;
+	ret = kt_ring_map(wr->fd, &wr->r) ? -errno : 0;
 	pthread_mutex_unlock(&wr->lock);
-	if (ret)
-		ring_unmap(wr);
 	return ret;
 }
 
@@ -2052,8 +2018,8 @@ static void ring_bad_maps(struct worker *w, struct wring *wr)
 {
 	static const uint64_t offs[] = { KWQ_RING_OFF_USER, KWQ_RING_OFF_KERNEL,
 					 KWQ_RING_OFF_STATUS };
-	const uint64_t sizes[] = { wr->a.user_size, wr->a.kernel_size,
-				   wr->a.status_size };
+	const uint64_t sizes[] = { wr->r.a.user_size, wr->r.a.kernel_size,
+				   wr->r.a.status_size };
 	int r = (int)rn(&w->r, 3), how = (int)rn(&w->r, 6);
 	uint64_t off = offs[r];
 	size_t size = sizes[r];
@@ -2224,8 +2190,8 @@ static void ring_new(struct worker *w, struct wring *wr)
 		}
 	}
 	wr->fd = t->fd;
-	wr->a = a;
-	wr->tail = 0;
+	wr->r.a = a;
+	wr->r.tail = 0;
 	wr->cq_head = 0;
 	wr->clean = 1;
 	wr->jumped = 0;
@@ -2298,26 +2264,26 @@ static void op_ring(struct worker *w, int child)
 		return;
 	}
 	/* a live ring rather than a new one: setups cost ~20 ms under TCG */
-	for (i = 0; i < WR_MAX && (wr->fd < 0 || !wr->user); i++)
+	for (i = 0; i < WR_MAX && (wr->fd < 0 || !wr->r.u); i++)
 		wr = &w->wr[(wr - w->wr + 1) % WR_MAX];
 	if (wr->fd < 0) {
-		if (wr->user || wr->kern || wr->status)
+		if (wr->r.u || wr->r.k || wr->r.st)
 			ring_drop(w, wr);
 		else
 			ring_new(w, wr);
 		return;
 	}
-	if (!wr->user) {
+	if (!wr->r.u) {
 		/* the queue went, or it was never mapped: start again */
 		ring_drop(w, wr);
 		return;
 	}
-	if (wr->status &&
-	    __atomic_load_n(&((struct kwq_ring_status *)wr->status)->flags,
+	if (wr->r.st &&
+	    __atomic_load_n(&((struct kwq_ring_status *)wr->r.st)->flags,
 			    __ATOMIC_RELAXED) & ~(KWQ_STATUS_SHUTDOWN |
 						  KWQ_STATUS_DESTROYED))
 		ring_bad(w, wr, "status flags %#x",
-			 ((struct kwq_ring_status *)wr->status)->flags);
+			 ((struct kwq_ring_status *)wr->r.st)->flags);
 	if (c < 55) {
 		ring_submit(w, wr);
 		if (chance(&w->r, 50))
@@ -2331,8 +2297,8 @@ static void op_ring(struct worker *w, int child)
 	} else {
 		ring_drop(w, wr);
 	}
-	if (wr->kern && chance(&w->r, 30) &&
-	    kt_ring_ld(wr->kern, wr->a.ring_flags_off) & KWQ_RING_F_BROKEN) {
+	if (wr->r.k && chance(&w->r, 30) &&
+	    kt_ring_ld(wr->r.k, wr->r.a.ring_flags_off) & KWQ_RING_F_BROKEN) {
 		atomic_fetch_add(&sh->ring_n[RN_BROKEN], 1);
 		ring_drop(w, wr);
 	}
@@ -2364,22 +2330,22 @@ static void *ring_scribbler(void *arg)
 			kt_sleep_ms(1);
 			continue;
 		}
-		for (i = 0; wr->user && i < burst; i++) {
-			size_t slots = wr->a.sq_entries * (size_t)KWQ_SQE_SIZE;
-			unsigned char *p = wr->user + wr->a.sqes_off;
+		for (i = 0; wr->r.u && i < burst; i++) {
+			size_t slots = wr->r.a.sq_entries * (size_t)KWQ_SQE_SIZE;
+			unsigned char *p = wr->r.u + wr->r.a.sqes_off;
 			uint32_t v, o = rn(r, (uint32_t)slots), len, k;
 			struct kwq_sqe s = {};
 
 			switch (rn(r, 24)) {
 			case 0:	/* sq_tail: a little ahead, or anywhere */
-				v = kt_ring_ld(wr->user, wr->a.sq_tail_off);
+				v = kt_ring_ld(wr->r.u, wr->r.a.sq_tail_off);
 				v = chance(r, 70) ? v + rn(r, 4) : (uint32_t)rnd(r);
-				ring_st(wr->user, wr->a.sq_tail_off, v);
+				ring_st(wr->r.u, wr->r.a.sq_tail_off, v);
 				break;
 			case 1:
-				v = kt_ring_ld(wr->user, wr->a.cq_head_off);
+				v = kt_ring_ld(wr->r.u, wr->r.a.cq_head_off);
 				v = chance(r, 70) ? v + rn(r, 3) - 1 : (uint32_t)rnd(r);
-				ring_st(wr->user, wr->a.cq_head_off, v);
+				ring_st(wr->r.u, wr->r.a.cq_head_off, v);
 				break;
 			case 2: case 3: case 4: case 5: case 6:
 				/* a record header that may well parse */
