@@ -8,12 +8,20 @@
  * the end every key whose add was accepted has been completed at least
  * once, and nothing is left ready, waiting or processing.
  *
+ * Rings (Documentation/rings.rst), each on a queue of its own: a producer
+ * that published adds to its ring (sq_tail stored) but never rang the
+ * doorbell is SIGKILLed: every add is applied, once. A worker holding
+ * keys in lease slots is SIGKILLed: they are ready again. A worker that
+ * close()s its fd but keeps the mapping (and sleeps): its leases return
+ * and its published adds are applied at close(), while it lives on.
+ *
  *   crash_test [-t SECONDS] [-s SEED]
  */
 #include "kwqtest.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #define PRODUCERS	2
 #define CONSUMERS	4
@@ -25,6 +33,9 @@ struct shared {
 	atomic_ulong dones;
 	atomic_ulong stale;		/* dones refused: deadline passed */
 	atomic_int stop_producers;
+	atomic_uint ring_published;	/* ring cases: keys published */
+	atomic_uint ring_leased;	/* ... keys in lease slots */
+	atomic_int ring_step;		/* ... the child's progress */
 };
 
 static struct shared *sh;
@@ -126,6 +137,240 @@ static void consumer(unsigned int seed)
 	}
 }
 
+/* --- rings --- */
+
+#define RING_KEYS	600	/* keys a ring producer publishes */
+
+/* An fd on queue @q with a ring of @sq slots and @leases lease slots, mapped. */
+static int cring_open(int *fd, struct kt_ring *r, const char *q, uint32_t sq,
+		      uint32_t leases)
+{
+	memset(r, 0, sizeof(*r));
+	*fd = kt_attach(q);
+	r->a.sq_entries = sq;
+	r->a.cq_entries = 256;
+	r->a.lease_slots = leases;
+	if (ioctl(*fd, KWQ_IOC_RING_SETUP, &r->a) < 0)
+		return -1;
+	return kt_ring_map(*fd, r);
+}
+
+/* Key @i of the ring cases: "r<i>" padded to a length from 2 to 1024. */
+static size_t ring_key(char *key, unsigned int i)
+{
+	static const size_t lens[] = { 4, 40, 41, 100, 104, 105, 317, 1024 };
+	size_t len = lens[i % 8], n = (size_t)sprintf(key, "r%u-", i);
+
+	memset(key + n, 'x', len > n ? len - n : 0);
+	return len > n ? len : n;
+}
+
+/* Write key @i's ADD record at the tail, unpublished; 0 if no room. */
+static int cring_add(struct kt_ring *r, unsigned int i)
+{
+	char key[KWQ_KEY_LEN_MAX + 32];
+	size_t len = ring_key(key, i);
+
+	return kt_ring_put(r, KWQ_SQE_ADD, 0, key, (uint32_t)len) >= 0;
+}
+
+/*
+ * Take every key of queue fd @fd (they are ready: nothing waits); each
+ * must be one of keys 0..@n-1 (ring_key()), seen once. Returns how many
+ * of them there were, or -1 for a stranger, a duplicate or an error.
+ */
+static int ring_collect(int fd, unsigned int n)
+{
+	static unsigned char buf[KWQ_REC_SIZE_MAX * 64];
+	static unsigned char seen[RING_KEYS];
+	char want[KWQ_KEY_LEN_MAX + 32];
+	unsigned int i, got = 0, missing = 0;
+	const void *key;
+	size_t off, used, len;
+	int prio, k;
+
+	memset(seen, 0, sizeof(seen));
+	while ((k = kwq_get_batch(fd, buf, sizeof(buf), 64, 0, 0, &used)) > 0) {
+		off = 0;
+		while (kwq_rec_next(buf, used, &off, &key, &len, &prio) > 0) {
+			if (sscanf(key, "r%u-", &i) != 1 || i >= n ||
+			    ring_key(want, i) != len || memcmp(want, key, len) ||
+			    seen[i]++) {
+				printf("    # a stranger or a duplicate (%zu bytes: %.12s)\n",
+				       len, (const char *)key);
+				return -1;
+			}
+			got++;
+			if (kwq_done(fd, key, len) < 0)
+				return -1;
+		}
+	}
+	if (k < 0 && errno != EAGAIN)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!seen[i] && missing++ < 3)
+			printf("    # key r%u- not there\n", i);
+	return (int)got;
+}
+
+/* Wait until the child @pid says it reached @step (or died). */
+static int ring_wait_step(pid_t pid, int step)
+{
+	int i, st;
+
+	for (i = 0; i < 3000; i++) {
+		if (atomic_load(&sh->ring_step) >= step)
+			return 0;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			printf("    # ring child died early (status %#x)\n", st);
+			return -1;
+		}
+		kt_sleep_ms(10);
+	}
+	return -1;
+}
+
+/*
+ * A producer publishes RING_KEYS adds through a ring of 64 slots: rounds
+ * it submits itself (the ring wraps), then a last ring's worth it only
+ * publishes (sq_tail stored, no doorbell: nobody waits), and is killed.
+ * Every add published is applied, once: its file's release drains it.
+ */
+static void ring_producer_killed(void)
+{
+	struct kt_ring r;
+	char q[KWQ_NAME_LEN];
+	int rfd, fd = kt_queue("crash-rprod", &(struct kwq_queue_opts){ .mode = 0600 }, q);
+	unsigned int i = 0, before;
+	int got = -1, ok;
+	pid_t pid;
+
+	atomic_store(&sh->ring_step, 0);
+	pid = fork();
+	if (pid == 0) {
+		if (cring_open(&rfd, &r, q, 64, 0) < 0)
+			_exit(1);
+		while (i < RING_KEYS) {
+			while (i < RING_KEYS && cring_add(&r, i))
+				i++;
+			kt_ring_publish(&r);
+			atomic_store(&sh->ring_published, i);
+			/* the last ring's worth: published, never submitted */
+			if (i >= RING_KEYS - 40)
+				break;
+			if (kt_ring_enter(rfd, KWQ_ENTER_SUBMIT, 0, 0, NULL) < 0)
+				_exit(2);
+		}
+		/* then more, up to a full ring, as far as there is room */
+		while (i < RING_KEYS && cring_add(&r, i))
+			i++;
+		kt_ring_publish(&r);
+		atomic_store(&sh->ring_published, i);
+		atomic_store(&sh->ring_step, 1);
+		for (;;)
+			pause();
+	}
+	ok = ring_wait_step(pid, 1) == 0;
+	kill(pid, SIGKILL);
+	kt_wait(pid);
+	before = atomic_load(&sh->ring_published);
+	if (ok)
+		got = ring_collect(fd, before);
+	ktap_check(got >= 0 && (unsigned int)got == before && before > 64,
+		   "ring_producer_killed_before_doorbell_all_applied",
+		   "%u adds published, %d applied", before, got);
+	kwq_destroy(fd, q);
+	close(fd);
+}
+
+/*
+ * A worker leases keys into lease slots and is SIGKILLed holding them,
+ * or (@close_only) close()s its fd without munmap() and lives on holding
+ * the mapping, after publishing adds it never submits: either way the
+ * leases come back (every key is ready again) and the adds are applied.
+ */
+static void ring_worker_leases(int close_only)
+{
+	struct kwq_stats_args st = {};
+	struct kt_ring r;
+	char q[KWQ_NAME_LEN];
+	int fd = kt_queue("crash-rwork", &(struct kwq_queue_opts){ .mode = 0600 }, q);
+	unsigned int i, n = 40, adds = close_only ? 20 : 0, leased;
+	int ok, got = -1, alive = 1, rfd;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		char key[KWQ_KEY_LEN_MAX + 32];
+		size_t len = ring_key(key, i);
+
+		kwq_add(fd, key, len);
+	}
+	atomic_store(&sh->ring_step, 0);
+	atomic_store(&sh->ring_leased, 0);
+	atomic_store(&sh->ring_published, 0);
+	pid = fork();
+	if (pid == 0) {
+		const struct kwq_lease_slot *ls;
+
+		if (cring_open(&rfd, &r, q, 64, 32) < 0 ||
+		    kt_ring_enter(rfd, KWQ_ENTER_GET, 32, KT_SEC, &leased) < 0)
+			_exit(1);
+		atomic_store(&sh->ring_leased, leased);
+		if (close_only) {
+			/* as many as the ring holds */
+			for (i = n; i < n + adds && cring_add(&r, i); i++)
+				;
+			kt_ring_publish(&r);
+			atomic_store(&sh->ring_published, i - n);
+			close(rfd);
+		}
+		/* the mapping lives on: its memory is still readable */
+		ls = (const void *)(r.k + r.a.leases_off);
+		atomic_store(&sh->ring_leased,
+			     leased + !__atomic_load_n(&ls->gen, __ATOMIC_RELAXED));
+		atomic_store(&sh->ring_step, 1);
+		for (;;)
+			pause();
+	}
+	ok = ring_wait_step(pid, 1) == 0;
+	leased = atomic_load(&sh->ring_leased);
+	adds = atomic_load(&sh->ring_published);
+	if (ok && !close_only) {
+		/* held until the kill */
+		ok = kwq_stats(fd, &st) == 0 && st.processing == leased;
+		if (!ok)
+			printf("    # %u leased, %llu processing before the kill\n",
+			       leased, (unsigned long long)st.processing);
+		kill(pid, SIGKILL);
+		kt_wait(pid);
+		alive = 0;
+	}
+	if (ok) {
+		ok = kwq_stats(fd, &st) == 0 && !st.processing &&
+		     st.len == n + adds;
+		if (!ok)
+			printf("    # %u leased; after the %s: processing %llu, len %llu of %u\n",
+			       leased, close_only ? "close()" : "kill",
+			       (unsigned long long)st.processing,
+			       (unsigned long long)st.len, n + adds);
+		/* with the mapping still held by a live child */
+		if (close_only && waitpid(pid, NULL, WNOHANG) != 0)
+			ok = 0;
+		got = ring_collect(fd, n + adds);
+	}
+	if (alive) {
+		kill(pid, SIGKILL);
+		kt_wait(pid);
+	}
+	ktap_check(ok && leased == 32 && got == (int)(n + adds) &&
+		   (!close_only || adds > 10),
+		   close_only ? "ring_close_without_munmap_returns_leases" :
+				"ring_worker_killed_leases_return",
+		   "leased %u, back and applied %d of %u", leased, got, n + adds);
+	kwq_destroy(fd, q);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char buf[KWQ_REC_SIZE_MAX * 64];
@@ -149,7 +394,7 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	kt_setup("kwq_crash", 7, (unsigned int)secs + 120);
+	kt_setup("kwq_crash", 10, (unsigned int)secs + 120);
 	printf("    # seed %u (rerun: crash_test -s %u -t %d)\n", seed, seed, secs);
 	srand(seed);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -233,5 +478,9 @@ int main(int argc, char **argv)
 		   (unsigned long long)st.processing_timeouts_total);
 	kwq_destroy(fd, name);
 	close(fd);
+
+	ring_producer_killed();
+	ring_worker_leases(0);
+	ring_worker_leases(1);
 	return ktap_end();
 }

@@ -61,9 +61,11 @@
 #define NGROW		100	/* past the table's 64 buckets of a small queue */
 #define NDELAY		100	/* the delayed batches */
 #define MAX_STEPS	20000
+#define RING_RECS	13	/* ring adds: n0..n9, then b0..b2 (long) */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int fnth = -1, mif = -1;
+static unsigned long ring_enomem;	/* ring adds that completed ENOMEM */
 static unsigned char bufs[2][(NGROW + BIG) * KWQ_REC_SIZE_MAX];
 static unsigned char out[(BIG + 64) * KWQ_REC_SIZE_MAX];
 
@@ -348,6 +350,12 @@ struct step {
 	struct kwq_stats_args stats;
 	struct kwq_inspect_args inspect;
 	__u64 len;
+	/* rings: the call (cmd 0) if not an ioctl; what a check found */
+	int (*call)(struct step *s);
+	struct kt_ring ring;
+	struct kwq_ring_enter_args enter;
+	uint32_t rec_at[RING_RECS];
+	char why[160];
 	__u64 delays[BIG];
 	char names[8][KWQ_NAME_LEN];
 	int fd2;
@@ -964,6 +972,194 @@ static void e_remove_big(struct step *s, int err)
 	want.st.prios[0].len -= n;
 }
 
+/*
+ * Rings: setup, the mmap() of its regions, a drain of adds of new keys
+ * (short and long, wrapping around the ring's end), a get into lease
+ * slots. A record's add that fails is an error completion (ENOMEM) and
+ * changes nothing; the call itself succeeds: the model counts exactly
+ * the adds whose completion says 0, every record completes once.
+ */
+static void ring_args(struct step *s, uint32_t sq, uint32_t leases)
+{
+	memset(&s->ring, 0, sizeof(s->ring));
+	s->ring.a.sq_entries = sq;
+	s->ring.a.cq_entries = 128;
+	s->ring.a.lease_slots = leases;
+}
+
+/* Set up and map the ring of s->ring.a (not under fail-nth). */
+static void ring_up(struct step *s)
+{
+	if (ioctl(s->fd, KWQ_IOC_RING_SETUP, &s->ring.a) < 0 ||
+	    kt_ring_map(s->fd, &s->ring) < 0)
+		die("setting up the ring");
+}
+
+static void p_ring_setup(struct step *s)
+{
+	ring_args(s, 64, 8);
+	s->cmd = KWQ_IOC_RING_SETUP;
+	s->arg = &s->ring.a;
+}
+
+/* A failed setup left nothing behind (setup works); a ring is one. */
+static void e_ring_setup(struct step *s, int err)
+{
+	struct kwq_ring_setup_args again = s->ring.a;
+	int r = ioctl(s->fd, KWQ_IOC_RING_SETUP, err ? &s->ring.a : &again);
+
+	if (err ? r < 0 : r == 0 || errno != EBUSY)
+		snprintf(s->why, sizeof(s->why), "setup after a %s one: %s",
+			 err ? "failed" : "good", r ? kt_ename(errno) : "worked");
+	else if (kt_ring_map(s->fd, &s->ring) < 0)
+		snprintf(s->why, sizeof(s->why), "mmap: %s", kt_ename(errno));
+}
+
+static int ring_map_call(struct step *s)
+{
+	return kt_ring_map(s->fd, &s->ring);
+}
+
+static void p_ring_map(struct step *s)
+{
+	ring_args(s, 64, 8);
+	if (ioctl(s->fd, KWQ_IOC_RING_SETUP, &s->ring.a) < 0)
+		die("setting up the ring");
+	s->call = ring_map_call;
+	s->arg = s;
+}
+
+/* A failed mmap() maps nothing (kt_ring_map() unmaps); the next works. */
+static void e_ring_map(struct step *s, int err)
+{
+	if (err && kt_ring_map(s->fd, &s->ring) < 0)
+		snprintf(s->why, sizeof(s->why), "mmap after a failed one: %s",
+			 kt_ename(errno));
+	else if (kt_ring_ld(s->ring.k, s->ring.a.sq_head_off) ||
+		 kt_ring_ld(s->ring.k, s->ring.a.cq_tail_off))
+		snprintf(s->why, sizeof(s->why), "a new ring's indices not 0");
+}
+
+static void p_ring_submit(struct step *s)
+{
+	char b[KBUF];
+	unsigned int i;
+
+	ring_args(s, 128, 0);
+	ring_up(s);
+	/* 120 slots consumed: the adds wrap around the ring's end */
+	for (i = 0; i < 120; i++)
+		kt_ring_put(&s->ring, KWQ_SQE_NOP, 0, NULL, 0);
+	kt_ring_publish(&s->ring);
+	if (kt_ring_enter(s->fd, KWQ_ENTER_SUBMIT, 0, 0, NULL) < 0)
+		die("submitting the NOPs");
+	for (i = 0; i < RING_RECS; i++) {
+		char c = i < 10 ? 'n' : 'b';
+		unsigned int k = i < 10 ? i : i - 10;
+
+		s->rec_at[i] = (uint32_t)kt_ring_put(&s->ring, KWQ_SQE_ADD,
+						     KWQ_SQE_F_CQE, key(b, c, k),
+						     (uint32_t)klen(c));
+	}
+	kt_ring_publish(&s->ring);
+	s->enter.flags = KWQ_ENTER_SUBMIT;
+	s->cmd = KWQ_IOC_RING_ENTER;
+	s->arg = &s->enter;
+}
+
+/*
+ * Every record completed once, 0 or ENOMEM; the model gains exactly the
+ * keys whose add says 0. What the armed call left is submitted first.
+ */
+static void e_ring_submit(struct step *s, int err)
+{
+	const struct kwq_cqe *cqe;
+	uint32_t tail, head = 0, i;
+	unsigned int seen[RING_RECS] = { 0 }, added = 0;
+
+	(void)err;
+	if (kt_ring_enter(s->fd, KWQ_ENTER_SUBMIT, 0, 0, NULL) < 0) {
+		snprintf(s->why, sizeof(s->why), "submit after: %s",
+			 kt_ename(errno));
+		return;
+	}
+	tail = kt_ring_ld(s->ring.k, s->ring.a.cq_tail_off);
+	for (; head != tail; head++) {
+		cqe = (const void *)(s->ring.k + s->ring.a.cqes_off +
+				     (head & (s->ring.a.cq_entries - 1)) *
+				     sizeof(*cqe));
+		for (i = 0; i < RING_RECS && s->rec_at[i] != cqe->index; i++)
+			;
+		if (i == RING_RECS || seen[i]++ || cqe->op != KWQ_SQE_ADD ||
+		    (cqe->res && cqe->res != -ENOMEM)) {
+			snprintf(s->why, sizeof(s->why),
+				 "completion %u: index %u op %u res %d", head,
+				 cqe->index, cqe->op, cqe->res);
+			return;
+		}
+		if (cqe->res) {
+			ring_enomem++;
+			continue;
+		}
+		m_ready(&want, i < 10 ? 'n' : 'b', i < 10 ? i : i - 10,
+			(i < 10 ? i : i - 10) + 1, 1);
+		added++;
+	}
+	for (i = 0; i < RING_RECS; i++)
+		if (!seen[i]) {
+			snprintf(s->why, sizeof(s->why),
+				 "record %u (at %u) never completed", i,
+				 s->rec_at[i]);
+			return;
+		}
+	want.st.len += added;
+	want.st.depth += added;
+	want.st.adds_total += added;
+	e_prios(added, prio0);
+}
+
+static void p_ring_get(struct step *s)
+{
+	ring_args(s, 64, 8);
+	ring_up(s);
+	s->enter.flags = KWQ_ENTER_GET;
+	s->enter.get_max = 8;
+	/* a processing deadline: one more allocation per key */
+	s->enter.processing_timeout_ns = 3600ULL * 1000000000ULL;
+	s->cmd = KWQ_IOC_RING_ENTER;
+	s->arg = &s->enter;
+}
+
+/* Keys a0.. leased, one completion and one slot each; none if it failed. */
+static void e_ring_get(struct step *s, int err)
+{
+	const struct kwq_lease_slot *ls;
+	const struct kwq_cqe *cqe;
+	uint32_t tail = kt_ring_ld(s->ring.k, s->ring.a.cq_tail_off), i;
+	char b[KBUF];
+
+	if (err ? s->enter.leased || tail : tail != s->enter.leased) {
+		snprintf(s->why, sizeof(s->why), "%s: %u leased, %u completions",
+			 err ? kt_ename(err) : "ok", s->enter.leased, tail);
+		return;
+	}
+	for (i = 0; i < tail; i++) {
+		cqe = (const void *)(s->ring.k + s->ring.a.cqes_off +
+				     i * sizeof(*cqe));
+		ls = (const void *)(s->ring.k + s->ring.a.leases_off +
+				    cqe->index * KWQ_LEASE_SLOT_SIZE);
+		if (cqe->op != KWQ_CQE_LEASE || cqe->res ||
+		    cqe->index >= 8 || ls->gen != cqe->value ||
+		    ls->len != KLEN || memcmp(ls->key, key(b, 'a', i), KLEN)) {
+			snprintf(s->why, sizeof(s->why),
+				 "lease %u: slot %u op %u res %d len %u", i,
+				 cqe->index, cqe->op, cqe->res, ls->len);
+			return;
+		}
+	}
+	e_taken(s->enter.leased);
+}
+
 static const struct scen scens[] = {
 	{ "ADD", "one new key", p_add, e_add, 0 },
 	{ "ADD", "one new key, new priority", p_add_prio, e_add_prio, 0 },
@@ -1001,13 +1197,21 @@ static const struct scen scens[] = {
 	{ "REMOVE", "batch of 40 long keys", p_remove_big, e_remove_big, 0 },
 	{ "DONE_GET", "finish 40 long keys, take 1", p_done_get_big, e_done_get_big,
 	  0 },
+	{ "RING_SETUP", "64 slots, 8 lease slots", p_ring_setup, e_ring_setup,
+	  0 },
+	{ "mmap", "a ring's three regions", p_ring_map, e_ring_map, 0 },
+	{ "RING_ENTER", "submit 10 adds and 3 of long keys, wrapping",
+	  p_ring_submit, e_ring_submit, 0 },
+	{ "RING_ENTER", "get 8 keys into lease slots, with a deadline",
+	  p_ring_get, e_ring_get, 0 },
 };
 
 /* Failure points reached, per ioctl (names as in the tallies). */
 static const char *const iocs[] = {
 	"open", "CREATE", "OPEN", "DESTROY", "LIST", "ADD", "GET", "DONE",
 	"FORGET", "REMOVE", "NUM_REQUEUES", "LEN", "SHUTDOWN", "STATS",
-	"DONE_GET", "INSPECT", "TOUCH", "REVIVE", "PURGE",
+	"DONE_GET", "INSPECT", "TOUCH", "REVIVE", "PURGE", "RING_SETUP", "mmap",
+	"RING_ENTER",
 };
 
 static unsigned long points[ARRAY_SIZE(iocs)], total;
@@ -1021,7 +1225,8 @@ static void tally(const char *ioc, unsigned long n)
 }
 
 /*
- * Arm fail-nth at @n, make the one ioctl, read back: 1 if the Nth
+ * Arm fail-nth at @n, make the one ioctl (@cmd 0: the call of step
+ * @arg, a ring's mmap()), read back: 1 if the Nth
  * allocation was failed. *@err: 0 or the errno. @n == 0: fail every
  * allocation of the call instead (make-it-fail with probability 100),
  * which reaches the paths a single failure cannot: those behind a
@@ -1031,20 +1236,21 @@ static void tally(const char *ioc, unsigned long n)
 static int armed_ioctl(int fd, unsigned long cmd, void *arg, unsigned int n,
 		       int *err)
 {
+	struct step *s = arg;
 	unsigned int left;
 	int r;
 
 	if (!n) {
 		if (pwrite(mif, "1", 1, 0) != 1)
 			die("write /proc/thread-self/make-it-fail");
-		r = ioctl(fd, cmd, arg);
+		r = cmd ? ioctl(fd, cmd, arg) : s->call(s);
 		*err = r < 0 ? errno : 0;
 		if (pwrite(mif, "0", 1, 0) != 1)
 			die("write /proc/thread-self/make-it-fail");
 		return 1;
 	}
 	fnth_set(n);
-	r = ioctl(fd, cmd, arg);
+	r = cmd ? ioctl(fd, cmd, arg) : s->call(s);
 	*err = r < 0 ? errno : 0;
 	left = fnth_get();
 	if (left)
@@ -1076,7 +1282,12 @@ static int step(const struct scen *sc, struct step *s, unsigned int n,
 	} else {
 		sc->expect(s, err);
 		ok = verify(s->fd, why, size) && still_works(s->fd, why, size);
+		if (ok && s->why[0]) {
+			snprintf(why, size, "%s", s->why);
+			ok = 0;
+		}
 	}
+	kt_ring_unmap(&s->ring);
 	kwq_destroy(s->fd, s->name);
 	close(s->fd);
 	return ok;
@@ -1490,6 +1701,8 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(iocs); i++)
 		printf("    # failure points %s: %lu\n", iocs[i], points[i]);
 	printf("    # failure points reached in total: %lu\n", total);
+	printf("    # ring adds refused by an ENOMEM completion: %lu\n",
+	       ring_enomem);
 	attrs_setup(0);
 	leak_check();
 	return ktap_end();

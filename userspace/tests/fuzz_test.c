@@ -101,6 +101,17 @@ struct ring {
 	struct call ev[RING];
 };
 
+/* Ring mode's figures (report_figures()). */
+enum {
+	RN_SETUP, RN_MAP, RN_BADMAP, RN_REC, RN_BADREC, RN_ENTER, RN_CQE,
+	RN_LEASE, RN_DONE_LEASE, RN_SCRIBBLE, RN_BROKEN, RN_CHECKED, RN_MAX
+};
+static const char *const rn_name[RN_MAX] = {
+	"setups", "maps", "bad maps refused", "records", "malformed records",
+	"enters", "completions", "leases", "lease dones", "scribbles",
+	"rings broken", "completions checked exactly",
+};
+
 /* Shared between all processes (MAP_SHARED). */
 struct shared {
 	atomic_ulong calls;
@@ -119,6 +130,7 @@ struct shared {
 	atomic_ulong bad_result;
 	atomic_ulong double_handout;
 	atomic_ulong forks, kills;
+	atomic_ulong ring_n[RN_MAX];
 	atomic_int held[NQ_TRACKED][NKEYS];
 	atomic_int nmsg;
 	char msg[8][160];
@@ -191,7 +203,12 @@ static const struct {
 	{ "PURGE", 0x11, E_Q | B(ENOENT) },
 	{ "INSPECT", 0x12, E_Q | B(ENOENT) | B(ESTALE) | B(EAGAIN) | B(ENOMEM) |
 	  B(EMSGSIZE) },
+	{ "RING_SETUP", 0x13, E_Q | B(EBUSY) | B(EDQUOT) | B(ENOMEM) },
+	{ "RING_ENTER", 0x14, E_Q | B(ENXIO) | B(EBUSY) | B(ENOBUFS) | B(EAGAIN) |
+	  B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
 };
+
+enum { OP_RING_SETUP = 18, OP_RING_ENTER = 19 };
 
 #define NOPS	((int)(sizeof(ops) / sizeof(ops[0])))
 
@@ -199,7 +216,8 @@ static const struct {
 #define E_ANY	(E_Q | B(EISCONN) | B(EDQUOT) | B(EEXIST) | B(ENOMEM) |	\
 		 B(ENOENT) | B(EACCES) | B(EPERM) | B(ENOSPC) |		\
 		 B(ESHUTDOWN) | B(EAGAIN) | B(ETIMEDOUT) | B(EINTR) |	\
-		 B(EBUSY) | B(ECANCELED) | B(ESTALE) | B(EMSGSIZE))
+		 B(EBUSY) | B(ECANCELED) | B(ESTALE) | B(EMSGSIZE) |	\
+		 B(ENXIO) | B(ENOBUFS))
 
 struct tfd {
 	int fd;
@@ -210,6 +228,33 @@ struct tfd {
 struct held {
 	int fd;			/* -1: detached */
 	int tq, key;
+};
+
+/*
+ * A ring this thread set up (ring mode, op_ring()): its fd, its three
+ * mappings, what it wrote where. Only ever on an untracked fd.
+ */
+#define WR_MAX		2	/* rings a thread keeps */
+
+enum {
+	RK_NONE, RK_ADD, RK_ADD_AFTER, RK_DONE, RK_LEASE_OK, RK_LEASE_BAD,
+	RK_FORGET, RK_REMOVE, RK_NOP
+};
+
+struct wring {
+	pthread_mutex_t lock;	/* held by the scribbler while it writes */
+	int fd;			/* -1: none, or closed (maps may live on) */
+	int scribbled;		/* the scribbler writes it too */
+	int clean;		/* only well-formed records: exact checks */
+	int jumped;		/* its tail was stored past the ring */
+	struct kt_ring r;	/* its setup, mappings (NULL: none), tail */
+	uint32_t cq_head;	/* completions read */
+	uint64_t gen[KWQ_RING_LEASES_MAX];	/* leases announced, not done */
+	/* per submission slot: the record that starts there (clean rings) */
+	uint32_t pos[KWQ_RING_ENTRIES_MAX];
+	uint8_t kind[KWQ_RING_ENTRIES_MAX];
+	uint8_t op[KWQ_RING_ENTRIES_MAX];
+	uint8_t fl[KWQ_RING_ENTRIES_MAX];
 };
 
 struct worker {
@@ -233,6 +278,7 @@ struct worker {
 	unsigned long pend, ok, core;	/* not yet in sh: calls, ok, core */
 	unsigned long op_n[32], op_ns[32], fork_cpu_ns;
 	struct call scratch;
+	struct wring wr[WR_MAX];
 };
 
 static __thread struct worker *cur_w;
@@ -675,11 +721,15 @@ static void drop_held_of_fd(struct worker *w, int fd)
 		}
 }
 
+static void ring_fd_closing(struct worker *w, int fd);
+
 static void close_fd(struct worker *w, struct tfd *t)
 {
 	/* Leases end with the fd: stop counting them before they return. */
-	if (!w->in_child)
+	if (!w->in_child) {
 		drop_held_of_fd(w, t->fd);
+		ring_fd_closing(w, t->fd);
+	}
 	ev_simple(w, EV_CLOSE, t->fd, 0);
 	close(t->fd);
 	*t = w->fds[--w->nfds];
@@ -1421,7 +1471,7 @@ static void op_raw(struct worker *w)
 
 	if (!t)
 		return;
-	nr = chance(&w->r, 90) ? rn(&w->r, 0x14) : rn(&w->r, 256);
+	nr = chance(&w->r, 90) ? rn(&w->r, 0x15) : rn(&w->r, 256);
 	size = chance(&w->r, 50) ? rn(&w->r, 256) : rn(&w->r, _IOC_SIZEMASK + 1);
 	dir = rn(&w->r, 4);
 	if (chance(&w->r, 3))
@@ -1448,18 +1498,886 @@ static void op_raw(struct worker *w)
 	}
 	p = arg_ptr(w, buf, size, 1);
 	if (nr == _IOC_NR(KWQ_IOC_GET) || nr == _IOC_NR(KWQ_IOC_SHUTDOWN) ||
-	    nr == _IOC_NR(KWQ_IOC_DONE_GET)) {
+	    nr == _IOC_NR(KWQ_IOC_DONE_GET) ||
+	    nr == _IOC_NR(KWQ_IOC_RING_ENTER)) {
 		/* no blocking forever: make gets/drains non-blocking here */
 		if (nr == _IOC_NR(KWQ_IOC_GET) && size >= 24)
 			memset(buf + 24, 0, 8);
 		if (nr == _IOC_NR(KWQ_IOC_DONE_GET) && size >= 48)
 			memset(buf + 48, 0, 8);
+		if (nr == _IOC_NR(KWQ_IOC_RING_ENTER) && size >= 24)
+			memset(buf + 16, 0, 8);
 		if (nr == _IOC_NR(KWQ_IOC_SHUTDOWN) && size >= 1)
 			buf[0] &= ~KWQ_SHUTDOWN_DRAIN;
 		if (p != buf)
 			p = buf;
 	}
 	do_ioctl(w, t->fd, _IOC(dir, type, nr, size), p, -1);
+}
+
+/* --- rings (Documentation/rings.rst) --- */
+
+/*
+ * Ring mode. A thread keeps up to WR_MAX rings, each on an untracked fd
+ * attached to a pool queue, so no ring record ever reaches a tracked
+ * queue: a ring's adds are applied whenever any getter of the queue
+ * pulls, which the tracked model (keys counted when a get hands them
+ * out) could not follow exactly. It writes records (mostly well-formed,
+ * keys of every length, wrapping; some malformed, tail jumps), rings the
+ * doorbell, reads completions and finishes leases by slot, while every
+ * process's getters of the same pool queues pull its ring and a
+ * scribbler thread per process writes random bytes over the user
+ * region of the rings marked scribbled. Checked: each completion's
+ * result is a documented errno (a well-formed record on a clean ring,
+ * one only this thread wrote, gets exactly its op and a result its op
+ * allows); a lease's completion names a slot whose generation is the
+ * one announced; the kernel never posts more completions than there is
+ * room for on a clean ring; a tail jump breaks the ring (EINVAL); a bad
+ * mmap() of a region (offset, size, write on a read-only one,
+ * MAP_PRIVATE) or mprotect() to writable fails.
+ */
+#define PAGE		4096UL
+
+static int ring_errno_ok(int res)
+{
+	const emask ok = B(EINVAL) | B(ENOSPC) | B(EDQUOT) | B(ESHUTDOWN) |
+			 B(ENOMEM) | B(EIDRM) | B(ENOENT) | B(EPERM) |
+			 B(ESTALE) | B(EBUSY);
+
+	return !res || (res < 0 && res > -128 && (ok & B(-res)));
+}
+
+/* What a well-formed record of kind @kind may complete with. */
+static int ring_res_ok(int kind, int flags, int res)
+{
+	emask ok = B(EIDRM) | B(ESHUTDOWN);
+
+	switch (kind) {
+	case RK_ADD_AFTER:
+		if (flags & (KWQ_SQE_F_REPLACE | KWQ_SQE_F_LATER))
+			ok |= B(EINVAL);
+		/* fall through */
+	case RK_ADD:
+		ok |= B(ENOSPC) | B(EDQUOT) | B(ENOMEM);
+		break;
+	case RK_DONE:
+		ok |= B(ENOENT) | B(EPERM) | B(ESTALE) | B(ENOMEM);
+		break;
+	case RK_LEASE_OK:
+		ok |= B(ESTALE);	/* its processing deadline passed */
+		break;
+	case RK_LEASE_BAD:
+		ok = B(ESTALE) | B(EINVAL);
+		if (!res)
+			return 0;
+		break;
+	case RK_FORGET:
+		ok |= B(ENOMEM);
+		break;
+	case RK_REMOVE:
+		ok |= B(ENOENT) | B(EBUSY) | B(ENOMEM);
+		break;
+	case RK_NOP:
+		ok = 0;
+		break;
+	}
+	return !res || (res < 0 && res > -128 && (ok & B(-res)));
+}
+
+static void ring_bad(struct worker *w, struct wring *wr, const char *fmt, ...)
+{
+	char why[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	atomic_fetch_add(&sh->bad_result, 1);
+	note("ring fd %d (sq %u cq %u leases %u%s%s): %s", wr->fd,
+	     wr->r.a.sq_entries, wr->r.a.cq_entries, wr->r.a.lease_slots,
+	     wr->clean ? ", clean" : "", wr->scribbled ? ", scribbled" : "",
+	     why);
+	(void)w;
+}
+
+static void ring_st(unsigned char *region, uint32_t off, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)(region + off), v, __ATOMIC_RELEASE);
+}
+
+static void ring_unmap(struct wring *wr)
+{
+	pthread_mutex_lock(&wr->lock);
+	kt_ring_unmap(&wr->r);
+	pthread_mutex_unlock(&wr->lock);
+}
+
+/* The fd of a ring closes: sometimes unmapped first, else close() alone. */
+static void ring_fd_closing(struct worker *w, int fd)
+{
+	int i;
+
+	for (i = 0; i < WR_MAX; i++) {
+		struct wring *wr = &w->wr[i];
+
+		if (wr->fd != fd)
+			continue;
+		if (chance(&w->r, 50))
+			ring_unmap(wr);
+		wr->fd = -1;
+	}
+}
+
+/*
+ * Read the completions: every one a documented result; a lease's slot
+ * holds the generation announced; on a clean ring, a record's
+ * completion names a record this thread wrote there, with its op and a
+ * result its kind allows.
+ */
+static void ring_reap(struct worker *w, struct wring *wr)
+{
+	uint32_t tail, mask = wr->r.a.cq_entries - 1, n = 0;
+	const struct kwq_lease_slot *ls;
+	struct kwq_cqe c;
+
+	if (!wr->r.k || !wr->r.u)
+		return;
+	tail = kt_ring_ld(wr->r.k, wr->r.a.cq_tail_off);
+	if (tail - wr->cq_head > wr->r.a.cq_entries) {
+		/* a scribbled cq_head let the kernel write over them */
+		if (wr->clean)
+			ring_bad(w, wr, "cq_tail %u, %u completions past cq_head %u",
+				 tail, tail - wr->cq_head, wr->cq_head);
+		wr->cq_head = tail - wr->r.a.cq_entries;
+	}
+	for (; wr->cq_head != tail; wr->cq_head++, n++) {
+		uint32_t i, s;
+
+		memcpy(&c, wr->r.k + wr->r.a.cqes_off +
+		       (wr->cq_head & mask) * sizeof(c), sizeof(c));
+		if (c.flags || !ring_errno_ok(c.res)) {
+			ring_bad(w, wr, "completion %u: op %u flags %u res %d",
+				 wr->cq_head, c.op, c.flags, c.res);
+			continue;
+		}
+		if (c.op == KWQ_CQE_LEASE && wr->scribbled) {
+			/* cq_head scribbled: the kernel may write it as we read */
+			atomic_fetch_add(&sh->ring_n[RN_LEASE], 1);
+			if (c.index < wr->r.a.lease_slots)
+				wr->gen[c.index] = c.value;
+			continue;
+		}
+		if (c.op == KWQ_CQE_LEASE) {
+			atomic_fetch_add(&sh->ring_n[RN_LEASE], 1);
+			if (c.index >= wr->r.a.lease_slots || !c.value || c.res) {
+				ring_bad(w, wr, "lease completion: slot %u gen %llu res %d",
+					 c.index, (unsigned long long)c.value, c.res);
+				continue;
+			}
+			ls = (const void *)(wr->r.k + wr->r.a.leases_off +
+					    (size_t)c.index * KWQ_LEASE_SLOT_SIZE);
+			if (__atomic_load_n(&ls->gen, __ATOMIC_ACQUIRE) != c.value ||
+			    !ls->len || ls->len > KWQ_KEY_LEN_MAX)
+				ring_bad(w, wr, "lease slot %u: gen %llu len %u, completion's %llu",
+					 c.index, (unsigned long long)ls->gen, ls->len,
+					 (unsigned long long)c.value);
+			wr->gen[c.index] = c.value;
+			continue;
+		}
+		if (!c.res && c.op > KWQ_SQE_REMOVE && !wr->scribbled) {
+			ring_bad(w, wr, "completion %u: op %u res 0", wr->cq_head, c.op);
+			continue;
+		}
+		if (!wr->clean)
+			continue;
+		i = c.index & (wr->r.a.sq_entries - 1);
+		if (wr->pos[i] != c.index)
+			continue;	/* the slot was written again since */
+		s = wr->kind[i];
+		atomic_fetch_add(&sh->ring_n[RN_CHECKED], 1);
+		if (s == RK_NONE || c.op != wr->op[i] ||
+		    !ring_res_ok(s, wr->fl[i], c.res))
+			ring_bad(w, wr, "record at %u (kind %u op %u): completed op %u res %d",
+				 c.index, s, wr->op[i], c.op, c.res);
+		wr->kind[i] = RK_NONE;
+	}
+	atomic_fetch_add(&sh->ring_n[RN_CQE], n);
+	ring_st(wr->r.u, wr->r.a.cq_head_off, wr->cq_head);
+}
+
+/* A key of any length 1..KWQ_KEY_LEN_MAX, the slot boundaries often. */
+static uint32_t ring_key(struct worker *w, unsigned char *key)
+{
+	static const uint32_t edge[] = {
+		1, 39, 40, 41, 103, 104, 105, 167, 168, 169, 1000, 1023, 1024,
+	};
+	uint32_t len, i;
+
+	switch (rn(&w->r, 4)) {
+	case 0:
+		return (uint32_t)sprintf((char *)key, "k%u", rn(&w->r, 64));
+	case 1:
+		len = edge[rn(&w->r, sizeof(edge) / sizeof(edge[0]))];
+		break;
+	case 2:
+		len = 1 + rn(&w->r, KWQ_KEY_LEN_MAX);
+		break;
+	default:
+		len = 1 + rn(&w->r, 64);
+		break;
+	}
+	for (i = 0; i < len; i++)
+		key[i] = (unsigned char)("abcdefgh"[rn(&w->r, 8)] ^
+					 (chance(&w->r, 3) ? rnd(&w->r) : 0));
+	return len;
+}
+
+/*
+ * Write one record at this thread's tail, unpublished: @bad a malformed
+ * one (the ring is not clean from then on). Returns the slots it took,
+ * 0 if there was no room.
+ */
+static uint32_t ring_put(struct worker *w, struct wring *wr, uint32_t room,
+			 int bad)
+{
+	unsigned char slots[KWQ_SQE_SLOTS_MAX * KWQ_SQE_SIZE] = {};
+	unsigned char key[KWQ_KEY_LEN_MAX];
+	struct kwq_sqe s = {};
+	uint32_t len = 0, n, i, kind, mask = wr->r.a.sq_entries - 1;
+	uint32_t c = rn(&w->r, 100), slot;
+
+	if (c < 50) {
+		s.op = KWQ_SQE_ADD;
+		kind = RK_ADD;
+		s.priority = make_prio(w, 1);
+		switch (rn(&w->r, 5)) {
+		case 0:
+			s.flags = KWQ_SQE_F_AFTER;
+			s.arg = 1 + rn(&w->r, 5000000);
+			s.flags |= chance(&w->r, 20) ? KWQ_SQE_F_REPLACE :
+				   chance(&w->r, 20) ? KWQ_SQE_F_LATER : 0;
+			kind = RK_ADD_AFTER;
+			break;
+		case 1:
+			s.flags = KWQ_SQE_F_RATE_LIMITED;
+			break;
+		}
+	} else if (c < 60) {
+		s.op = KWQ_SQE_DONE;
+		kind = RK_DONE;
+	} else if (c < 75) {
+		s.op = KWQ_SQE_DONE_LEASE;
+		kind = RK_LEASE_BAD;
+		s.arg = rnd(&w->r) | 1;
+		s.lease_slot = rn(&w->r, wr->r.a.lease_slots + 2);
+		for (i = 0; i < wr->r.a.lease_slots && chance(&w->r, 80); i++) {
+			slot = (i + s.lease_slot) % wr->r.a.lease_slots;
+			if (!wr->gen[slot])
+				continue;
+			s.lease_slot = slot;
+			s.arg = wr->gen[slot];
+			if (chance(&w->r, 10)) {
+				s.arg += 1 + rn(&w->r, 3);	/* stale */
+			} else {
+				kind = RK_LEASE_OK;
+				wr->gen[slot] = 0;
+			}
+			break;
+		}
+	} else if (c < 83) {
+		s.op = KWQ_SQE_FORGET;
+		kind = RK_FORGET;
+	} else if (c < 90) {
+		s.op = KWQ_SQE_REMOVE;
+		kind = RK_REMOVE;
+	} else {
+		s.op = KWQ_SQE_NOP;
+		kind = RK_NOP;
+	}
+	if (chance(&w->r, 30))
+		s.flags |= KWQ_SQE_F_CQE;
+	if (s.op != KWQ_SQE_NOP && s.op != KWQ_SQE_DONE_LEASE)
+		len = ring_key(w, key);
+	s.len = len;
+	s.nslots = (uint16_t)KWQ_SQE_SLOTS(len);
+	n = s.nslots;
+	memcpy(s.key, key, len < KWQ_SQE_INLINE ? len : KWQ_SQE_INLINE);
+	if (len > KWQ_SQE_INLINE)
+		memcpy(slots + KWQ_SQE_SIZE, key + KWQ_SQE_INLINE,
+		       len - KWQ_SQE_INLINE);
+	if (bad) {
+		switch (rn(&w->r, 10)) {
+		case 0:
+			s.op = (uint8_t)(6 + rn(&w->r, 250));
+			break;
+		case 1:
+			s.flags |= (uint8_t)(0x10 << rn(&w->r, 3));
+			break;
+		case 2:
+			s.nslots = chance(&w->r, 30) ? 0 :
+				   chance(&w->r, 30) ? 0xffff :
+				   (uint16_t)(s.nslots + 1 + rn(&w->r, 17));
+			break;
+		case 3:
+			s.len = chance(&w->r, 30) ? 0 : chance(&w->r, 50) ?
+				KWQ_KEY_LEN_MAX + 1 + rn(&w->r, 4) :
+				(uint32_t)rnd(&w->r);
+			break;
+		case 4:	/* a byte past the key, in its last slot */
+			if (len && len < KWQ_SQE_INLINE)
+				s.key[len] = 1;
+			else if (len > KWQ_SQE_INLINE &&
+				 (len - KWQ_SQE_INLINE) % KWQ_SQE_SIZE)
+				slots[KWQ_SQE_SIZE + len - KWQ_SQE_INLINE] = 1;
+			else
+				s.lease_slot = 1;
+			break;
+		case 5:
+			s.priority = s.op == KWQ_SQE_ADD ? 0 : 1 + (int)rn(&w->r, 9);
+			s.lease_slot = s.op == KWQ_SQE_ADD ? 1 : s.lease_slot;
+			break;
+		case 6:
+			s.arg = s.op == KWQ_SQE_DONE_LEASE ? 0 : 1ULL << 63;
+			if (s.op == KWQ_SQE_ADD)
+				s.flags |= KWQ_SQE_F_AFTER;
+			break;
+		case 7:
+			s.flags |= KWQ_SQE_F_AFTER | KWQ_SQE_F_RATE_LIMITED;
+			break;
+		case 8:
+			if (s.op == KWQ_SQE_NOP || s.op == KWQ_SQE_DONE_LEASE)
+				s.key[rn(&w->r, KWQ_SQE_INLINE)] = 1;
+			else
+				s.nslots = (uint16_t)(s.nslots - 1);
+			break;
+		default:
+			s.len = len + 1 + rn(&w->r, 100);
+			break;
+		}
+		wr->clean = 0;
+	}
+	if (n > room)
+		return 0;
+	memcpy(slots, &s, sizeof(s));
+	for (i = 0; i < n; i++) {
+		slot = (wr->r.tail + i) & mask;
+		memcpy(wr->r.u + wr->r.a.sqes_off + (size_t)slot * KWQ_SQE_SIZE,
+		       slots + (size_t)i * KWQ_SQE_SIZE, KWQ_SQE_SIZE);
+		wr->pos[slot] = wr->r.tail + i;
+		wr->kind[slot] = i ? RK_NONE : (uint8_t)kind;
+		wr->op[slot] = s.op;
+		wr->fl[slot] = s.flags;
+	}
+	atomic_fetch_add(&sh->ring_n[bad ? RN_BADREC : RN_REC], 1);
+	if (kind == RK_LEASE_OK)
+		atomic_fetch_add(&sh->ring_n[RN_DONE_LEASE], 1);
+	return n;
+}
+
+/* Write some records and publish them (sometimes half, or too far). */
+static void ring_submit(struct worker *w, struct wring *wr)
+{
+	uint32_t head, used, room, nr = 1 + rn(&w->r, chance(&w->r, 20) ? 64 : 6);
+	uint32_t i, took, pub;
+
+	/* a tail stored past the ring stays there: the ring is dead */
+	if (!wr->r.u || !wr->r.k || wr->fd < 0 || wr->jumped)
+		return;
+	head = kt_ring_ld(wr->r.k, wr->r.a.sq_head_off);
+	used = wr->r.tail - head;
+	if (used > wr->r.a.sq_entries)
+		return;		/* broken, or scribbled past */
+	room = wr->r.a.sq_entries - used;
+	pub = wr->r.tail;
+	for (i = 0; i < nr; i++) {
+		took = ring_put(w, wr, room, chance(&w->r, 4));
+		if (!took)
+			break;
+		room -= took;
+		/* publish a record's first slots only: the kernel must wait */
+		if (chance(&w->r, 5) && took > 1)
+			ring_st(wr->r.u, wr->r.a.sq_tail_off,
+				wr->r.tail + 1 + rn(&w->r, took - 1));
+		wr->r.tail += took;
+	}
+	if (chance(&w->r, 2)) {
+		/* past the ring: the kernel must refuse it, and stop */
+		wr->clean = 0;
+		wr->jumped = 1;
+		ring_st(wr->r.u, wr->r.a.sq_tail_off,
+			wr->r.tail + wr->r.a.sq_entries + 1 + rn(&w->r, 1000));
+		return;
+	}
+	if (wr->r.tail != pub || chance(&w->r, 10))
+		kt_ring_publish(&wr->r);
+	/* the producer's side of the need-wakeup protocol */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (wr->r.st && __atomic_load_n((uint32_t *)wr->r.st,
+					  __ATOMIC_RELAXED)) {
+		struct kwq_ring_enter_args e = { .flags = KWQ_ENTER_SUBMIT };
+
+		own_ioctl(w, wr->fd, KWQ_IOC_RING_ENTER, &e, sizeof(e),
+			  OP_RING_ENTER);
+	}
+}
+
+/* The doorbell: submit, get into lease slots, or both; then reap. */
+static void ring_enter(struct worker *w, struct wring *wr)
+{
+	struct kwq_ring_enter_args e = {};
+	int valid = 1;
+	long ret;
+
+	switch (rn(&w->r, 10)) {
+	case 0:
+		e.flags = KWQ_ENTER_GET;
+		break;
+	case 1:
+		e.flags = 0;
+		break;
+	default:
+		e.flags = KWQ_ENTER_SUBMIT |
+			  (chance(&w->r, 60) ? KWQ_ENTER_GET : 0);
+		break;
+	}
+	if (e.flags & KWQ_ENTER_GET) {
+		if (!wr->r.a.lease_slots)
+			valid = 0;
+		e.get_max = 1 + rn(&w->r, wr->r.a.lease_slots ?: 1);
+		e.get_min = rn(&w->r, e.get_max + 1);
+		e.timeout_ns = chance(&w->r, 60) ? 0 : rn(&w->r, 2000000);
+		if (chance(&w->r, 20))
+			e.processing_timeout_ns = KWQ_PROCESSING_TIMEOUT_MIN *
+						  (1 + rn(&w->r, 5));
+	}
+	if (chance(&w->r, 5)) {
+		valid = 0;
+		switch (rn(&w->r, 5)) {
+		case 0:
+			e.flags |= 4u << rn(&w->r, 29);
+			break;
+		case 1:
+			e.pad = 1;
+			break;
+		case 2:
+			e.get_max = e.flags & KWQ_ENTER_GET ?
+				    wr->r.a.lease_slots + 1 : 1;
+			break;
+		case 3:
+			e.get_min = e.get_max + 1;
+			break;
+		default:
+			/* a get's fields without a get, or a get of none */
+			if (e.flags & KWQ_ENTER_GET)
+				e.get_max = 0;
+			else
+				e.timeout_ns = 5;
+			break;
+		}
+	}
+	atomic_fetch_add(&sh->ring_n[RN_ENTER], 1);
+	ret = own_ioctl(w, wr->fd, KWQ_IOC_RING_ENTER, &e, sizeof(e),
+			OP_RING_ENTER);
+	if (ret < 0 && errno == EINVAL && valid && wr->clean)
+		ring_bad(w, wr, "a valid enter (flags %#x get %u..%u) failed EINVAL",
+			 e.flags, e.get_min, e.get_max);
+	/* a tail past the ring: refused, whoever drained it first */
+	if (wr->jumped && !wr->scribbled && valid &&
+	    e.flags & KWQ_ENTER_SUBMIT && (ret == 0 || (errno != EINVAL &&
+						       errno != EIDRM)))
+		ring_bad(w, wr, "SUBMIT after a tail jump: %s",
+			 ret ? strerror(errno) : "no error");
+	if (wr->jumped && !wr->scribbled && wr->r.k && valid && ret < 0 &&
+	    errno == EINVAL && !(kt_ring_ld(wr->r.k, wr->r.a.ring_flags_off) &
+				 KWQ_RING_F_BROKEN))
+		ring_bad(w, wr, "refused after a tail jump, but not marked broken");
+	if (ret == 0 && e.leased > e.get_max)
+		ring_bad(w, wr, "leased %u of get_max %u", e.leased, e.get_max);
+	if (wr->r.k && (kt_ring_ld(wr->r.k, wr->r.a.ring_flags_off) &
+			 KWQ_RING_F_BROKEN)) {
+		if (wr->clean)
+			ring_bad(w, wr, "broken, but only well-formed records written");
+		wr->clean = 0;
+	}
+	ring_reap(w, wr);
+}
+
+/* The three regions, mapped right; -errno if one failed (none mapped). */
+static int ring_map(struct wring *wr)
+{
+	int ret;
+
+	pthread_mutex_lock(&wr->lock);
+	ret = kt_ring_map(wr->fd, &wr->r) ? -errno : 0;
+	pthread_mutex_unlock(&wr->lock);
+	return ret;
+}
+
+/* Mappings that must fail: wrong offset or size, writable, private. */
+static void ring_bad_maps(struct worker *w, struct wring *wr)
+{
+	static const uint64_t offs[] = { KWQ_RING_OFF_USER, KWQ_RING_OFF_KERNEL,
+					 KWQ_RING_OFF_STATUS };
+	const uint64_t sizes[] = { wr->r.a.user_size, wr->r.a.kernel_size,
+				   wr->r.a.status_size };
+	int r = (int)rn(&w->r, 3), how = (int)rn(&w->r, 6);
+	uint64_t off = offs[r];
+	size_t size = sizes[r];
+	int prot = r ? PROT_READ : PROT_READ | PROT_WRITE, flags = MAP_SHARED;
+	void *p;
+
+	switch (how) {
+	case 0:
+		off += PAGE * (1 + rn(&w->r, 4));
+		break;
+	case 1:
+		off = chance(&w->r, 50) ? 0x30000000ULL : (uint64_t)rn(&w->r, 0x40000) * PAGE;
+		if (off == KWQ_RING_OFF_USER || off == KWQ_RING_OFF_KERNEL ||
+		    off == KWQ_RING_OFF_STATUS)
+			off += PAGE;
+		break;
+	case 2:
+		size = chance(&w->r, 50) ? size + PAGE : size - PAGE;
+		if (!size)
+			size = 2 * PAGE;
+		break;
+	case 3:
+		if (!r)
+			r = 1 + (int)rn(&w->r, 2);
+		off = offs[r];
+		size = sizes[r];
+		prot = PROT_READ | PROT_WRITE;
+		break;
+	case 4:
+		flags = MAP_PRIVATE;
+		break;
+	default:
+		/* a read-only region made writable afterwards */
+		if (!r)
+			r = 1 + (int)rn(&w->r, 2);
+		p = mmap(NULL, sizes[r], PROT_READ, MAP_SHARED, wr->fd,
+			 (off_t)offs[r]);
+		if (p == MAP_FAILED)
+			return;
+		if (!mprotect(p, sizes[r], PROT_READ | PROT_WRITE))
+			ring_bad(w, wr, "mprotect() made region %d writable", r);
+		else
+			atomic_fetch_add(&sh->ring_n[RN_BADMAP], 1);
+		munmap(p, sizes[r]);
+		return;
+	}
+	p = mmap(NULL, size, prot, flags, wr->fd, (off_t)off);
+	if (p != MAP_FAILED) {
+		ring_bad(w, wr, "mmap(off %#llx, size %zu, prot %d, flags %d) worked",
+			 (unsigned long long)off, size, prot, flags);
+		munmap(p, size);
+	} else if (errno != EINVAL && errno != EPERM && errno != EACCES &&
+		   errno != EIDRM) {
+		ring_bad(w, wr, "bad mmap(off %#llx, size %zu): %s",
+			 (unsigned long long)off, size, strerror(errno));
+	} else {
+		atomic_fetch_add(&sh->ring_n[RN_BADMAP], 1);
+	}
+}
+
+/* A ring's setup arguments: valid, or now and then not. */
+static int ring_args(struct worker *w, struct kwq_ring_setup_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sq_entries = KWQ_RING_ENTRIES_MIN << (chance(&w->r, 5) ? rn(&w->r, 8) :
+						 rn(&w->r, 3));
+	a->cq_entries = KWQ_RING_ENTRIES_MIN << rn(&w->r, 4);
+	a->lease_slots = chance(&w->r, 3) ? KWQ_RING_LEASES_MAX :
+			 chance(&w->r, 20) ? 0 : 1 + rn(&w->r, 16);
+	if (!chance(&w->r, 15))
+		return 1;
+	switch (rn(&w->r, 6)) {
+	case 0:
+		a->sq_entries = chance(&w->r, 50) ? KWQ_RING_ENTRIES_MIN / 2 :
+				KWQ_RING_ENTRIES_MAX * 2;
+		break;
+	case 1:
+		a->cq_entries += 1 + rn(&w->r, 31);
+		break;
+	case 2:
+		a->lease_slots = KWQ_RING_LEASES_MAX + 1 + rn(&w->r, 1000);
+		break;
+	case 3:
+		a->flags = 1u << rn(&w->r, 32);
+		break;
+	case 4:
+		a->sq_entries = chance(&w->r, 50) ? 0 : 0x80000000u;
+		break;
+	default:
+		a->cq_entries = 0;
+		break;
+	}
+	return 0;
+}
+
+/* An untracked fd attached to a pool queue, for a new ring. */
+static struct tfd *ring_fd(struct worker *w)
+{
+	struct kwq_open_args o = {};
+	struct tfd *t;
+	int i;
+
+	if (chance(&w->r, 20)) {
+		t = pick_fd(w, 1);
+	} else {
+		t = new_fd(w);
+		if (!t)
+			return NULL;
+		strcpy(o.name, names[rn(&w->r, NQ_POOL)]);
+		if (own_ioctl(w, t->fd, KWQ_IOC_OPEN, &o, sizeof(o), 1) < 0 &&
+		    errno == ENOENT) {
+			struct kwq_create_args c = { .mode = 0666 };
+
+			strcpy(c.name, o.name);
+			own_ioctl(w, t->fd, KWQ_IOC_CREATE, &c, sizeof(c), 0);
+		}
+	}
+	for (i = 0; t && i < WR_MAX; i++)
+		if (w->wr[i].fd == t->fd)
+			return NULL;
+	return t;
+}
+
+/* Set up a ring on an untracked fd (sometimes with bad arguments) and map it. */
+static void ring_new(struct worker *w, struct wring *wr)
+{
+	struct kwq_ring_setup_args a;
+	struct tfd *t = ring_fd(w);
+	int valid = ring_args(w, &a), ret;
+
+	wr->scribbled = 0;
+	if (!t)
+		return;
+	if (!valid || chance(&w->r, 10)) {
+		/* fuzzed: maybe a ring this thread does not know about */
+		struct_ioctl(w, t->fd, OP_RING_SETUP, KWQ_IOC_RING_SETUP, &a,
+			     sizeof(a), 1, 10, -1);
+		return;
+	}
+	if (own_ioctl(w, t->fd, KWQ_IOC_RING_SETUP, &a, sizeof(a),
+		      OP_RING_SETUP) < 0)
+		return;
+	atomic_fetch_add(&sh->ring_n[RN_SETUP], 1);
+	if (a.user_size != ((a.sqes_off + a.sq_entries * KWQ_SQE_SIZE + PAGE - 1) & ~(PAGE - 1)) ||
+	    a.status_size != PAGE || a.sq_tail_off + 4 > a.sqes_off ||
+	    a.cq_head_off + 4 > a.sqes_off ||
+	    a.cqes_off + a.cq_entries * sizeof(struct kwq_cqe) > a.leases_off ||
+	    a.leases_off + (uint64_t)a.lease_slots * KWQ_LEASE_SLOT_SIZE > a.kernel_size ||
+	    a.sq_head_off + 4 > a.cqes_off || a.cq_tail_off + 4 > a.cqes_off ||
+	    a.ring_flags_off + 4 > a.cqes_off) {
+		atomic_fetch_add(&sh->bad_result, 1);
+		note("RING_SETUP sq %u cq %u leases %u: layout user %llu kernel %llu leases at %u",
+		     a.sq_entries, a.cq_entries, a.lease_slots,
+		     (unsigned long long)a.user_size, (unsigned long long)a.kernel_size,
+		     a.leases_off);
+		return;
+	}
+	/* one ring per fd */
+	{
+		struct kwq_ring_setup_args b = a;
+
+		/* (EIDRM: its queue was destroyed meanwhile) */
+		if (own_ioctl(w, t->fd, KWQ_IOC_RING_SETUP, &b, sizeof(b),
+			      OP_RING_SETUP) == 0 ||
+		    (errno != EBUSY && errno != EIDRM)) {
+			atomic_fetch_add(&sh->bad_result, 1);
+			note("a second RING_SETUP on an fd: %s", strerror(errno));
+		}
+	}
+	wr->fd = t->fd;
+	wr->r.a = a;
+	wr->r.tail = 0;
+	wr->cq_head = 0;
+	wr->clean = 1;
+	wr->jumped = 0;
+	memset(wr->gen, 0, sizeof(wr->gen));
+	memset(wr->kind, 0, sizeof(wr->kind));
+	ret = ring_map(wr);
+	if (ret && ret != -EIDRM && ret != -ENOMEM) {
+		ring_bad(w, wr, "mmap of a new ring: %s", strerror(-ret));
+		return;
+	}
+	if (!ret)
+		atomic_fetch_add(&sh->ring_n[RN_MAP], 1);
+	/* the scribbler takes it from here (ring_scribbler()) */
+	if (chance(&w->r, 50)) {
+		wr->clean = 0;
+		wr->scribbled = 1;
+	}
+}
+
+/* A ring's end: unmapped and closed, closed first, or only unmapped. */
+static void ring_drop(struct worker *w, struct wring *wr)
+{
+	int i;
+
+	if (wr->fd >= 0 && chance(&w->r, 60)) {
+		for (i = 0; i < w->nfds; i++)
+			if (w->fds[i].fd == wr->fd) {
+				close_fd(w, &w->fds[i]);	/* ring_fd_closing() */
+				break;
+			}
+	}
+	if (wr->fd < 0 || chance(&w->r, 20)) {
+		ring_reap(w, wr);	/* after close: what was posted before */
+		ring_unmap(wr);
+	}
+	if (wr->fd < 0)
+		wr->scribbled = 0;
+}
+
+/* A forked child: no mapping of the parent's (VM_DONTCOPY), only calls. */
+static void op_ring_child(struct worker *w)
+{
+	struct kwq_ring_setup_args a;
+	struct kwq_ring_enter_args e = {};
+	struct tfd *t = pick_fd(w, 1);
+
+	if (!t)
+		return;
+	if (chance(&w->r, 50)) {
+		ring_args(w, &a);
+		struct_ioctl(w, t->fd, OP_RING_SETUP, KWQ_IOC_RING_SETUP, &a,
+			     sizeof(a), 1, 10, -1);
+		return;
+	}
+	e.flags = rn(&w->r, 4);
+	e.get_max = 1 + rn(&w->r, 16);
+	e.get_min = rn(&w->r, e.get_max + 1);
+	e.timeout_ns = chance(&w->r, 50) ? -1 : (int64_t)rn(&w->r, 3000000);
+	struct_ioctl(w, t->fd, OP_RING_ENTER, KWQ_IOC_RING_ENTER, &e,
+		     sizeof(e), 1, 10, -1);
+}
+
+static void op_ring(struct worker *w, int child)
+{
+	struct wring *wr = &w->wr[rn(&w->r, WR_MAX)];
+	uint32_t c = rn(&w->r, 100), i;
+
+	if (child) {
+		op_ring_child(w);
+		return;
+	}
+	/* a live ring rather than a new one: setups cost ~20 ms under TCG */
+	for (i = 0; i < WR_MAX && (wr->fd < 0 || !wr->r.u); i++)
+		wr = &w->wr[(wr - w->wr + 1) % WR_MAX];
+	if (wr->fd < 0) {
+		if (wr->r.u || wr->r.k || wr->r.st)
+			ring_drop(w, wr);
+		else
+			ring_new(w, wr);
+		return;
+	}
+	if (!wr->r.u) {
+		/* the queue went, or it was never mapped: start again */
+		ring_drop(w, wr);
+		return;
+	}
+	if (wr->r.st &&
+	    __atomic_load_n(&((struct kwq_ring_status *)wr->r.st)->flags,
+			    __ATOMIC_RELAXED) & ~(KWQ_STATUS_SHUTDOWN |
+						  KWQ_STATUS_DESTROYED))
+		ring_bad(w, wr, "status flags %#x",
+			 ((struct kwq_ring_status *)wr->r.st)->flags);
+	if (c < 55) {
+		ring_submit(w, wr);
+		if (chance(&w->r, 50))
+			ring_enter(w, wr);
+	} else if (c < 85) {
+		ring_enter(w, wr);
+	} else if (c < 90) {
+		ring_bad_maps(w, wr);
+	} else if (c < 98) {
+		ring_reap(w, wr);
+	} else {
+		ring_drop(w, wr);
+	}
+	if (wr->r.k && chance(&w->r, 30) &&
+	    kt_ring_ld(wr->r.k, wr->r.a.ring_flags_off) & KWQ_RING_F_BROKEN) {
+		atomic_fetch_add(&sh->ring_n[RN_BROKEN], 1);
+		ring_drop(w, wr);
+	}
+}
+
+/*
+ * The scribbler of a worker process: random bytes over the user region
+ * of its threads' scribbled rings (slots mostly, sometimes sq_tail or
+ * cq_head, sometimes a plausible record header), while they and every
+ * getter of the queue drain them.
+ */
+struct scribbler {
+	struct worker *ws;
+	int nthreads;
+	struct rng r;
+};
+
+static void *ring_scribbler(void *arg)
+{
+	struct scribbler *sc = arg;
+	struct rng *r = &sc->r;
+	unsigned long n = 0;
+
+	while (!atomic_load(&sh->stop)) {
+		struct wring *wr = &sc->ws[rn(r, (uint32_t)sc->nthreads)].wr[rn(r, WR_MAX)];
+		int i, burst = 1 + (int)rn(r, 16);
+
+		if (!wr->scribbled || pthread_mutex_trylock(&wr->lock)) {
+			kt_sleep_ms(1);
+			continue;
+		}
+		for (i = 0; wr->r.u && i < burst; i++) {
+			size_t slots = wr->r.a.sq_entries * (size_t)KWQ_SQE_SIZE;
+			unsigned char *p = wr->r.u + wr->r.a.sqes_off;
+			uint32_t v, o = rn(r, (uint32_t)slots), len, k;
+			struct kwq_sqe s = {};
+
+			switch (rn(r, 24)) {
+			case 0:	/* sq_tail: a little ahead, or anywhere */
+				v = kt_ring_ld(wr->r.u, wr->r.a.sq_tail_off);
+				v = chance(r, 70) ? v + rn(r, 4) : (uint32_t)rnd(r);
+				ring_st(wr->r.u, wr->r.a.sq_tail_off, v);
+				break;
+			case 1:
+				v = kt_ring_ld(wr->r.u, wr->r.a.cq_head_off);
+				v = chance(r, 70) ? v + rn(r, 3) - 1 : (uint32_t)rnd(r);
+				ring_st(wr->r.u, wr->r.a.cq_head_off, v);
+				break;
+			case 2: case 3: case 4: case 5: case 6:
+				/* a record header that may well parse */
+				s.op = (uint8_t)rn(r, 7);
+				s.flags = chance(r, 70) ? 0 : (uint8_t)rnd(r);
+				s.len = chance(r, 80) ? 1 + rn(r, KWQ_KEY_LEN_MAX) :
+					(uint32_t)rnd(r);
+				s.nslots = (uint16_t)(chance(r, 80) ?
+					KWQ_SQE_SLOTS(s.len) : rn(r, 20));
+				s.arg = chance(r, 50) ? 0 : rnd(r);
+				s.lease_slot = chance(r, 80) ? 0 : rn(r, 300);
+				memcpy(p + o / KWQ_SQE_SIZE * KWQ_SQE_SIZE, &s,
+				       chance(r, 50) ? sizeof(s) : 16);
+				break;
+			default:
+				len = 1 + rn(r, chance(r, 80) ? 16 : 256);
+				for (k = 0; k < len; k++)
+					p[(o + k) % slots] = (unsigned char)rnd(r);
+				break;
+			}
+			n++;
+		}
+		pthread_mutex_unlock(&wr->lock);
+		if (n >= 256) {
+			atomic_fetch_add(&sh->ring_n[RN_SCRIBBLE], n);
+			n = 0;
+		}
+		/* a burst every 0.1 ms or so: drains run in between */
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	}
+	atomic_fetch_add(&sh->ring_n[RN_SCRIBBLE], n);
+	return NULL;
 }
 
 /* --- the corpus --- */
@@ -1493,6 +2411,9 @@ static void nonblock(struct call *c, int child)
 		break;
 	case 0x0d:
 		off = offsetof(struct kwq_done_get_args, get.timeout_ns);
+		break;
+	case 0x14:
+		off = offsetof(struct kwq_ring_enter_args, timeout_ns);
 		break;
 	case 0x0b:
 		if (c->arg_len >= 1)
@@ -1861,8 +2782,10 @@ static void step(struct worker *w, int child)
 		op_dead(w, chance(&w->r, 50) ? 15 : 16);
 	else if (c < 75)
 		op_shutdown(w, child);
-	else if (c < 87)
+	else if (c < 80)
 		op_raw(w);
+	else if (c < 87)
+		op_ring(w, child);
 	else if (c < 98) {
 		if (!child)
 			op_done_held(w, 1);
@@ -2003,6 +2926,10 @@ static void *thread_main(void *arg)
 	 * Give back what we hold: done the tracked keys (detached ones need
 	 * an fd on their queue: attach fresh ones), close everything.
 	 */
+	for (i = 0; i < WR_MAX; i++) {
+		w->wr[i].scribbled = 0;
+		ring_unmap(&w->wr[i]);
+	}
 	for (i = w->nfds - 1; i >= 0; i--)
 		if (!w->fds[i].tracked)
 			close_fd(w, &w->fds[i]);
@@ -2027,12 +2954,19 @@ static void *thread_main(void *arg)
 
 static int worker_proc(int proc, int nthreads)
 {
-	pthread_t th[16];
+	pthread_t th[16], scribbler;
 	struct worker *ws = calloc((size_t)nthreads, sizeof(*ws));
-	int i;
+	struct scribbler sc = { .ws = ws, .nthreads = nthreads };
+	int i, j;
 
 	if (!ws)
 		return 1;
+	sc.r.s = (g_seed ^ 0x5c81bb1e5ULL ^ (uint64_t)(proc + 1) << 40) | 1;
+	for (i = 0; i < nthreads; i++)
+		for (j = 0; j < WR_MAX; j++) {
+			pthread_mutex_init(&ws[i].wr[j].lock, NULL);
+			ws[i].wr[j].fd = -1;
+		}
 	if (proc % 2) {
 		/* unprivileged: permissions, per-user limits */
 		if (setgid(1000 + proc) < 0 || setuid(1000 + proc) < 0)
@@ -2046,8 +2980,11 @@ static int worker_proc(int proc, int nthreads)
 		if (pthread_create(&th[i], NULL, thread_main, &ws[i]))
 			return 1;
 	}
+	if (pthread_create(&scribbler, NULL, ring_scribbler, &sc))
+		return 1;
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
+	pthread_join(scribbler, NULL);
 	return 0;
 }
 
@@ -2211,6 +3148,10 @@ static void report_figures(void)
 	else
 		printf("    # kcov: /sys/kernel/debug/kcov %s: no coverage guidance (random and structure-aware inputs only)\n",
 		       access("/sys/kernel/debug/kcov", F_OK) ? "missing" : "unusable");
+	printf("    # rings:");
+	for (i = 0; i < RN_MAX; i++)
+		printf(" %s %lu%s", rn_name[i], atomic_load(&sh->ring_n[i]),
+		       i == RN_MAX - 1 ? "\n" : ",");
 	for (i = 0; i < 32; i++)
 		total += atomic_load(&sh->op_ns[i]);
 	if (!total)

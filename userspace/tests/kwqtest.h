@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,6 +219,117 @@ static inline int kt_take(int fd, unsigned int flags, int64_t timeout_ns,
 		got++;
 	}
 	return got;
+}
+
+/*
+ * Rings (Documentation/rings.rst), by hand: what the crash and fail-nth
+ * tests need to publish records and map a ring without libkwq's ring API.
+ */
+struct kt_ring {
+	struct kwq_ring_setup_args a;	/* as set up */
+	unsigned char *u, *k, *st;	/* the user, kernel, status regions */
+	uint32_t tail;			/* what the process wrote */
+};
+
+/* Map @fd's ring regions (set up as @r->a): 0, or -1 with errno. */
+static inline int kt_ring_map(int fd, struct kt_ring *r)
+{
+	void *u, *k, *st;
+
+	u = mmap(NULL, r->a.user_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 KWQ_RING_OFF_USER);
+	if (u == MAP_FAILED)
+		return -1;
+	k = mmap(NULL, r->a.kernel_size, PROT_READ, MAP_SHARED, fd,
+		 KWQ_RING_OFF_KERNEL);
+	if (k == MAP_FAILED)
+		goto out_u;
+	st = mmap(NULL, r->a.status_size, PROT_READ, MAP_SHARED, fd,
+		  KWQ_RING_OFF_STATUS);
+	if (st == MAP_FAILED)
+		goto out_k;
+	r->u = u;
+	r->k = k;
+	r->st = st;
+	return 0;
+out_k:
+	munmap(k, r->a.kernel_size);
+out_u:
+	munmap(u, r->a.user_size);
+	return -1;
+}
+
+static inline void kt_ring_unmap(struct kt_ring *r)
+{
+	if (r->u)
+		munmap(r->u, r->a.user_size);
+	if (r->k)
+		munmap(r->k, r->a.kernel_size);
+	if (r->st)
+		munmap(r->st, r->a.status_size);
+	r->u = NULL;
+	r->k = NULL;
+	r->st = NULL;
+}
+
+static inline uint32_t kt_ring_ld(const unsigned char *region, uint32_t off)
+{
+	return __atomic_load_n((const uint32_t *)(region + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Write a record (@op, @flags, the key @key of @len bytes, else 0) at
+ * the tail, slot by slot (it may wrap), unpublished. Returns its ring
+ * index, or -1 if the ring has no room for it.
+ */
+static inline long kt_ring_put(struct kt_ring *r, uint8_t op, uint8_t flags,
+			       const void *key, uint32_t len)
+{
+	unsigned char rec[KWQ_SQE_SLOTS_MAX * KWQ_SQE_SIZE] = { 0 };
+	struct kwq_sqe s = { .op = op, .flags = flags, .len = len };
+	uint32_t head = kt_ring_ld(r->k, r->a.sq_head_off), j, at = r->tail;
+
+	s.nslots = (uint16_t)KWQ_SQE_SLOTS(len);
+	if (r->tail - head + s.nslots > r->a.sq_entries)
+		return -1;
+	memcpy(rec, &s, sizeof(s));
+	memcpy(rec + offsetof(struct kwq_sqe, key), key,
+	       len < KWQ_SQE_INLINE ? len : KWQ_SQE_INLINE);
+	if (len > KWQ_SQE_INLINE)
+		memcpy(rec + KWQ_SQE_SIZE, (const char *)key + KWQ_SQE_INLINE,
+		       len - KWQ_SQE_INLINE);
+	for (j = 0; j < s.nslots; j++)
+		memcpy(r->u + r->a.sqes_off +
+		       ((r->tail + j) & (r->a.sq_entries - 1)) * KWQ_SQE_SIZE,
+		       rec + j * KWQ_SQE_SIZE, KWQ_SQE_SIZE);
+	r->tail += s.nslots;
+	return at;
+}
+
+/* Publish what was written: sq_tail (release). */
+static inline void kt_ring_publish(struct kt_ring *r)
+{
+	__atomic_store_n((uint32_t *)(r->u + r->a.sq_tail_off), r->tail,
+			 __ATOMIC_RELEASE);
+}
+
+/* KWQ_IOC_RING_ENTER: @flags; a get of @max keys waiting @timeout_ns. */
+static inline int kt_ring_enter(int fd, uint32_t flags, uint32_t max,
+				int64_t timeout_ns, uint32_t *leased)
+{
+	struct kwq_ring_enter_args e = { .flags = flags };
+	int ret;
+
+	if (flags & KWQ_ENTER_GET) {
+		e.get_max = max;
+		e.get_min = max;
+		e.timeout_ns = timeout_ns;
+	}
+	ret = ioctl(fd, KWQ_IOC_RING_ENTER, &e);
+	if (leased)
+		*leased = e.leased;
+	return ret;
 }
 
 /* Wait for child @pid: its exit status, or 128 + signal. */
