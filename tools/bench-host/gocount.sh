@@ -18,9 +18,11 @@ out=$(realpath "$out")
 	-o "$out/gocount" "$KWQ_ROOT/tools/bench-host/gocount/main.go"
 
 # refs OP N: callgrind's instruction total for N calls of OP. Go's
-# asynchronous preemption signals upset callgrind: off.
+# asynchronous preemption signals upset callgrind: off. One P: a
+# contended runtime lock reads the TSC with RDTSCP (lock_spinbit.go),
+# which valgrind 3.19 cannot decode (SIGILL, seen on a loaded host).
 refs() {
-	env -i PATH=/usr/bin:/bin LC_ALL=C GODEBUG=asyncpreemptoff=1 \
+	env -i PATH=/usr/bin:/bin LC_ALL=C GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
 		valgrind --tool=callgrind --callgrind-out-file="$out/cg.$1.$2" \
 		"$out/gocount" "$1" "$2" 2>"$out/vg.$1.$2" ||
 		{ tail -20 "$out/vg.$1.$2" >&2; die "gocount $1 $2 failed under callgrind"; }
