@@ -1123,6 +1123,8 @@ static void ring_read_cq(struct kwq_ring *r)
 	struct kwq_cqe cqe;
 	unsigned int i;
 
+	if (head == tail)
+		return;
 	for (; head != tail; head++) {
 		c = &r->cqes[head & (r->cq_entries - 1)];
 		memcpy(&cqe, c, sizeof(cqe));
