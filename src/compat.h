@@ -99,4 +99,23 @@ kwq_cache_create_rcu(const char *name, unsigned int size, unsigned int freeptr)
 #endif
 }
 
+/*
+ * vm_flags_set() and vm_flags_clear(): 6.3 made vm_flags read-only
+ * outside them; before, the field was written directly.
+ */
+#ifndef KWQ_HAVE_VM_FLAGS_SET
+#include <linux/mm_types.h>
+static inline void vm_flags_set(struct vm_area_struct *vma,
+				unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  unsigned long flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
 #endif /* _KWQ_COMPAT_H */

@@ -104,6 +104,7 @@
 
 #include "compat.h"
 #include "kwq_internal.h"
+#include "ring.h"
 #include "stats.h"
 
 static unsigned int max_queues_per_user = 64;
@@ -188,6 +189,7 @@ struct kwq_uq {
 	umode_t mode;			/* constant */
 	bool published;			/* constant: a kernel queue */
 	bool dead;			/* set once, when unlisted */
+	struct kwq_rings rings;		/* the rings of its files */
 };
 
 /*
@@ -222,6 +224,8 @@ struct kwq_file {
 	struct mutex in_lock;		/* ... using ->scratch + OUT_LEN */
 	u8 *scratch;			/* KWQ_SCRATCH_SIZE bytes */
 	struct pid *pid;		/* the opener: holder of its leases */
+	/* set once under attach_lock (smp_store_release); NULL: none */
+	struct kwq_ring *ring;
 };
 
 /*
@@ -462,6 +466,7 @@ static void kwq_uq_put(struct kwq_uq *uq)
 			u->nr_queues--;
 		mutex_unlock(&kwq_uq_lock);
 	}
+	kwq_rings_free(&uq->rings, uq->q);
 	kwq_put_sync(uq->q);
 	kfree(uq);
 }
@@ -493,6 +498,7 @@ static void kwq_uq_kill(struct kwq_uq *uq)
 	kwq_uq_unlist(uq);
 	/* Pairs with kwq_file_uq() and the core's abortable get. */
 	WRITE_ONCE(uq->dead, true);
+	kwq_rings_set_status(&uq->rings, KWQ_STATUS_DESTROYED);
 }
 
 /*
@@ -762,6 +768,8 @@ struct kwq_ioc {
 		struct kwq_dead_args dead;
 		struct kwq_inspect_args inspect;
 		struct kwq_touch_args touch;
+		struct kwq_ring_setup_args ring_setup;
+		struct kwq_ring_enter_args ring_enter;
 	} a;
 };
 
@@ -798,6 +806,7 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	if (!uq)
 		return -ENOMEM;
 	refcount_set(&uq->ref, 2);	/* the list's and this file's */
+	kwq_rings_init(&uq->rings);
 	uq->uid = current_euid();
 	uq->gid = current_egid();
 	uq->mode = a->mode ?: 0600;
@@ -1012,6 +1021,7 @@ int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts)
 	if (!uq)
 		return -ENOMEM;
 	refcount_set(&uq->ref, 1);	/* the list's */
+	kwq_rings_init(&uq->rings);
 	uq->q = q;
 	uq->uid = opts->uid;
 	uq->gid = opts->gid;
@@ -1502,6 +1512,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	};
 	unsigned int flags = 0, rflags, rounds = 0;
 	u32 n, want, min_nr, room, cap;
+	bool counted = false;
 	ktime_t start = 0;
 	s64 timeout, left;
 	void *owner;
@@ -1513,6 +1524,15 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		start = ktime_get();
 	if (file->f_flags & O_NONBLOCK)
 		flags |= KWQ_GET_NONBLOCK;
+	/*
+	 * What the queue's rings published, first. A call that waits is
+	 * counted in their waiters; one that does not may wait elsewhere
+	 * (poll) if it finds nothing: producers ring until a get takes a key.
+	 */
+	if (timeout && !(flags & KWQ_GET_NONBLOCK))
+		counted = kwq_rings_wait_begin(&uq->rings);
+	else
+		kwq_rings_arm(&uq->rings);
 	/* One key needs no shared buffer, unless it is a long one. */
 	cap = a->max == 1 ? KWQ_REC_SMALL : KWQ_SCRATCH_OUT_LEN;
 	out.buf = kwq_buf_get(kf, cap, one, true);
@@ -1616,8 +1636,13 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		cond_resched();
 	}
 	kwq_buf_put(kf, out.buf, one);
+	kwq_rings_wait_end(&uq->rings, counted);
 	/* Keys were handed out: the call succeeded. */
-	return a->nr ? 0 : kwq_uq_err(uq, ret);
+	if (a->nr) {
+		kwq_rings_took(&uq->rings);
+		return 0;
+	}
+	return kwq_uq_err(uq, ret);
 }
 
 /*
@@ -1754,10 +1779,14 @@ static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
 	if (ret)
 		return ret;
 	kwq_recs_keys((u8 *)in, &off, &key, 1);
+	/* What the queue's rings published, first (kwq_get_keys()). */
+	kwq_rings_pull(&c->uq->rings);
 	/* Leased to this file, or detached (owned by nobody). */
 	ret = kwq_done_keys_take(c->uq->q, &key, 1, c->kf, &done, owner,
 				 &item, 1, &ctl);
 	a->done = done;
+	if (ret == 1)
+		kwq_rings_took(&c->uq->rings);
 	/* The key was not finished: nothing was taken (done reads 0). */
 	if (!done)
 		return kwq_uq_err(c->uq, ret);
@@ -1916,8 +1945,10 @@ static int kwq_ioc_touch(struct kwq_ioc *c)
 
 static int kwq_ioc_len(struct kwq_ioc *c)
 {
-	long len = kwq_len(c->uq->q);
+	long len;
 
+	kwq_rings_pull(&c->uq->rings);
+	len = kwq_len(c->uq->q);
 	if (len < 0)
 		return kwq_uq_err(c->uq, len);
 	return put_user((u64)len, (u64 __user *)c->arg);
@@ -1930,10 +1961,14 @@ static int kwq_ioc_shutdown(struct kwq_ioc *c)
 
 	if (a->flags & ~KWQ_SHUTDOWN_DRAIN || a->pad)
 		return -EINVAL;
+	/* Adds published before the shutdown are the queue's. */
+	kwq_rings_pull(&c->uq->rings);
 	if (a->flags & KWQ_SHUTDOWN_DRAIN)
 		ret = kwq_shutdown_drain(c->uq->q);
 	else
 		ret = kwq_shutdown_sleep(c->uq->q);
+	if (!ret)
+		kwq_rings_set_status(&c->uq->rings, KWQ_STATUS_SHUTDOWN);
 	return kwq_uq_err(c->uq, ret);
 }
 
@@ -1947,6 +1982,7 @@ static int kwq_ioc_stats(struct kwq_ioc *c)
 	usize = _IOC_SIZE(c->cmd);
 	if (usize < KWQ_STATS_ARGS_SIZE_VER1)
 		return -EINVAL;
+	kwq_rings_pull(&c->uq->rings);
 	ret = kwq_get_stats_args(c->uq->q, &a);
 	if (ret)
 		return kwq_uq_err(c->uq, ret);
@@ -2061,6 +2097,7 @@ static int kwq_ioc_inspect(struct kwq_ioc *c)
 		max = min(a->max,
 			  max(a->recs_len / (u32)KWQ_INFO_REC_SIZE_MAX, 1U));
 	}
+	kwq_rings_pull(&c->uq->rings);
 	ret = -ENOMEM;
 	infos = kvmalloc_array(max, sizeof(*infos), GFP_KERNEL_ACCOUNT);
 	if (!infos)
@@ -2091,6 +2128,67 @@ out:
 	kvfree(infos);
 	if (key)
 		kwq_buf_put(c->kf, key, small);
+	return ret;
+}
+
+/*
+ * KWQ_IOC_RING_SETUP: this file's ring, once. Its memory is charged to
+ * the caller's byte budget (none for CAP_SYS_ADMIN, as for queues). Not
+ * on a kernel module's queue: its own getters would not see the ring.
+ */
+static int kwq_ioc_ring_setup(struct kwq_ioc *c)
+{
+	struct kwq_ring_setup_args *a = &c->a.ring_setup;
+	struct kwq_user *user = NULL;
+	struct kwq_ring *ring;
+	int ret;
+
+	if (c->uq->published)
+		return -EOPNOTSUPP;
+	if (!capable(CAP_SYS_ADMIN)) {
+		mutex_lock(&kwq_uq_lock);
+		user = kwq_user_get(current_user_ns(), current_euid());
+		mutex_unlock(&kwq_uq_lock);
+		if (!user)
+			return -ENOMEM;
+	}
+	mutex_lock(&c->kf->attach_lock);
+	ret = -EBUSY;
+	if (!c->kf->ring)
+		ret = kwq_ring_setup(&c->uq->rings, c->uq->q, c->kf,
+				     user ? &user->budget : NULL, a, &ring);
+	/* Pairs with kwq_file_ring(). */
+	if (!ret)
+		smp_store_release(&c->kf->ring, ring);
+	mutex_unlock(&c->kf->attach_lock);
+	/* The ring holds its own budget reference. */
+	kwq_budget_put(user ? &user->budget : NULL);
+	if (ret)
+		return ret;
+	return kwq_copy_args_out(c->arg, a, sizeof(*a));
+}
+
+static struct kwq_ring *kwq_file_ring(struct kwq_file *kf)
+{
+	return smp_load_acquire(&kf->ring);
+}
+
+static int kwq_ioc_ring_enter(struct kwq_ioc *c)
+{
+	struct kwq_ring_enter_args *a = &c->a.ring_enter;
+	struct kwq_ring *ring = kwq_file_ring(c->kf);
+	int ret;
+
+	if (!ring)
+		return -ENXIO;
+	if (!kwq_processing_timeout_ok(a->processing_timeout_ns))
+		return -EINVAL;
+	ret = kwq_ring_enter(&c->uq->rings, ring, a,
+			     c->file->f_flags & O_NONBLOCK, &c->uq->dead);
+	ret = kwq_uq_err(c->uq, ret);
+	/* What was consumed and leased is reported either way. */
+	if (kwq_copy_args_out(c->arg, a, sizeof(*a)))
+		return -EFAULT;
 	return ret;
 }
 
@@ -2148,6 +2246,12 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 				     KWQ_IOCF_QIN },
 	[_IOC_NR(KWQ_IOC_INSPECT)] = { KWQ_IOC_INSPECT, kwq_ioc_inspect,
 				       KWQ_IOCF_QIN },
+	[_IOC_NR(KWQ_IOC_RING_SETUP)] = { KWQ_IOC_RING_SETUP,
+					  kwq_ioc_ring_setup,
+					  KWQ_IOCF_QIN | KWQ_IOCF_EXACT },
+	[_IOC_NR(KWQ_IOC_RING_ENTER)] = { KWQ_IOC_RING_ENTER,
+					  kwq_ioc_ring_enter,
+					  KWQ_IOCF_QIN | KWQ_IOCF_EXACT },
 };
 
 /*
@@ -2195,7 +2299,25 @@ static __poll_t kwq_dev_poll(struct file *file, poll_table *wait)
 	if (IS_ERR(uq))
 		return PTR_ERR(uq) == -EIDRM ? EPOLLERR | EPOLLHUP : EPOLLERR;
 	poll_wait(file, kwq_get_waitqueue(uq->q), wait);
+	/*
+	 * A poller waits outside kwq: producers ring until a get takes a
+	 * key, and what they published before is pulled now.
+	 */
+	kwq_rings_arm(&uq->rings);
 	return kwq_poll(uq->q);
+}
+
+static int kwq_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kwq_file *kf = file->private_data;
+	struct kwq_ring *ring = kwq_file_ring(kf);
+	struct kwq_uq *uq = kwq_file_uq(kf);
+
+	if (IS_ERR(uq))
+		return PTR_ERR(uq);
+	if (!ring)
+		return -ENXIO;
+	return kwq_ring_mmap(&uq->rings, ring, vma);
 }
 
 static int kwq_dev_open(struct inode *inode, struct file *file)
@@ -2223,8 +2345,17 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 	struct kwq_file *kf = file->private_data;
 
 	if (kf->uq) {
+		/* What its ring published is applied before anything else. */
+		if (kf->ring)
+			kwq_ring_release(&kf->uq->rings, kf->ring);
 		/* Leases end with the file: its keys go back to the queue. */
 		kwq_release_owner_sleep(kf->uq->q, kf);
+		/*
+		 * It may have been the getter the rings' producers counted on
+		 * (kwq_rings_took()): they ring again, and what they
+		 * published is pulled.
+		 */
+		kwq_rings_arm(&kf->uq->rings);
 		kwq_uq_put(kf->uq);
 		/* Often the last process of a namespace exiting. */
 		kwq_ns_reap_kick();
@@ -2245,6 +2376,7 @@ static const struct file_operations kwq_dev_fops = {
 	.unlocked_ioctl = kwq_dev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.poll = kwq_dev_poll,
+	.mmap = kwq_dev_mmap,
 	.llseek = KWQ_NO_LLSEEK,
 };
 

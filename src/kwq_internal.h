@@ -132,6 +132,12 @@ int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
 		       void *get_owner, struct kwq_item *items,
 		       unsigned int max, const struct kwq_get_ctl *ctl);
 
+/*
+ * Keep *@mirror equal to the queue's ready count from now on (ring.c's
+ * status page), or stop (@mirror NULL) before it is freed.
+ */
+void kwq_set_ready_mirror(struct kwq *q, u64 *mirror);
+
 struct dentry;
 /*
  * Undo the get of @item (its copy to userspace failed): back to the head

@@ -2194,6 +2194,18 @@ int kwq_shutdown_drain(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_shutdown_drain);
 
+/* For ring.c: see kwq_internal.h. */
+void kwq_set_ready_mirror(struct kwq *q, u64 *mirror)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	q->ready_mirror = mirror;
+	if (mirror)
+		WRITE_ONCE(*mirror, q->nr_ready);
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
 bool kwq_shutting_down(struct kwq *q)
 {
 	return !q || READ_ONCE(q->shutting_down);

@@ -286,6 +286,8 @@ struct kwq {
 	unsigned long nr_nodes;		/* all nodes in the hash */
 	unsigned long nr_items;		/* READY + WAITING + PROCESSING */
 	unsigned long nr_ready;
+	/* a status page's ready count (ring.c), kept equal to ->nr_ready */
+	u64 *ready_mirror;
 	unsigned long nr_waiting;
 	unsigned long nr_processing;
 	unsigned long nr_idle;

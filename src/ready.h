@@ -30,6 +30,17 @@
  * The level of @prio: the queue's own for 0, else from q->all_levels
  * (NULL if no node or add holds one).
  */
+/*
+ * Under q->lock, after ->nr_ready changed: the copy in the queue's ring
+ * status page, if it has one (the process reads it without a system
+ * call).
+ */
+static __always_inline void kwq_ready_mirror(struct kwq *q)
+{
+	if (unlikely(q->ready_mirror))
+		WRITE_ONCE(*q->ready_mirror, q->nr_ready);
+}
+
 static inline struct kwq_level *kwq_level_find(struct kwq *q, int prio)
 {
 	struct rb_node *rb;
@@ -119,6 +130,7 @@ static __always_inline void kwq_ready_insert(struct kwq *q,
 	/* The key, ->prio and ->ready_epoch before the state. */
 	smp_store_release(&n->state, KWQ_READY);
 	q->nr_ready++;
+	kwq_ready_mirror(q);
 	if (head)
 		list_add(&n->fifo, &l->fifo);
 	else
@@ -139,6 +151,7 @@ static __always_inline void kwq_level_unlink(struct kwq *q,
 	if (!--l->len)
 		rb_erase_cached(&l->ready_rb, &q->levels);
 	q->nr_ready--;
+	kwq_ready_mirror(q);
 }
 
 /* Remove or priority raise of a ready key: O(log levels). */

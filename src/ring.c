@@ -1,0 +1,977 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared rings: per fd, a submission ring the process writes, and
+ * completions and lease slots the kernel writes into a region mapped
+ * read-only; per queue, a status page. Documentation/rings.rst has the
+ * design, the memory-ordering argument and the threat model.
+ *
+ * Memory shared with userspace is hostile: the process may write its
+ * region at any time, from any thread. So the kernel keeps its own
+ * sq_head (the shared one is only a copy it publishes), reads sq_tail
+ * once per drain (acquire) and bounds it, copies each slot once into
+ * kernel memory before looking at it, and never writes the user region.
+ *
+ * Locking: struct kwq_rings.lock (the queue's list of rings) before a
+ * ring's ->lock, before the queue's spinlock (taken by the core calls).
+ * A ring's ->lock guards its kernel-side state: ->sq_head, ->cq_tail, the
+ * lease slots' records. No sleep waiting for a key happens under either:
+ * a get reserves lease slots and completions under ->lock, drops it,
+ * takes keys, then fills the reservation under ->lock again.
+ *
+ * Lifetime: a ring lives as long as its fd; kwq_ring_release() applies
+ * what it published, unlists it and frees it. Its pages are mapped with
+ * vm_insert_pages() (each mapping holds a page reference, so a mapping
+ * outliving the ring keeps only memory) and the mapping's file is an
+ * anonymous one, so that a mapping never keeps the fd, and with it the
+ * fd's leases, alive.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/kwq.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <uapi/linux/kwq.h>
+
+#include "budget.h"
+#include "compat.h"
+#include "kwq_internal.h"
+#include "ring.h"
+
+/* The regions' layout (struct kwq_ring_setup_args says it to the process) */
+#define KWQ_RU_SQ_TAIL		0
+#define KWQ_RU_CQ_HEAD		64
+#define KWQ_RU_SQES		128
+#define KWQ_RK_SQ_HEAD		0
+#define KWQ_RK_CQ_TAIL		64
+#define KWQ_RK_FLAGS		68
+#define KWQ_RK_CQES		128
+
+/* Records parsed and applied per chunk: the drain's unit of work. */
+#define KWQ_RING_CHUNK		32
+/* Keys of a chunk, copied out of the ring: room for one of any length. */
+#define KWQ_RING_ARENA		4096
+static_assert(KWQ_RING_ARENA >=
+	      KWQ_SQE_INLINE + (KWQ_SQE_SLOTS_MAX - 1) * KWQ_SQE_SIZE);
+/* Keys a get takes per core call (its items are on the stack). */
+#define KWQ_RING_GET_ROUND	16
+/* Set in the status page's waiters by kwq_rings_arm(). */
+#define KWQ_RING_ARMED		0x80000000U
+
+enum kwq_slot_state { KWQ_SLOT_FREE, KWQ_SLOT_RESERVED, KWQ_SLOT_LEASED };
+
+/* A record copied out of the ring and checked: what the drain applies. */
+struct kwq_ring_rec {
+	u32 index;		/* ring position of its first slot */
+	s32 res;		/* -EINVAL for a bad record; then its result */
+	u8 op;
+	u8 flags;
+	u32 len;
+	s32 priority;
+	u32 lease_slot;
+	u64 arg;
+	u64 value;		/* the completion's */
+	const u8 *key;		/* in the ring's arena */
+};
+
+struct kwq_ring {
+	struct list_head node;		/* rs->list, under rs->lock */
+	struct mutex lock;		/* everything below not constant */
+	/* constant */
+	struct kwq *q;
+	void *owner;			/* the fd: its leases' owner */
+	struct mem_cgroup *memcg;	/* the setter's; NULL: none */
+	struct kwq_budget *budget;	/* a reference; NULL: none */
+	size_t charged;
+	struct page **pages;		/* user region's, then kernel's */
+	unsigned int nr_upages;
+	unsigned int nr_kpages;
+	u8 *user;			/* vmap()s of the two regions */
+	u8 *kern;
+	u32 sq_entries;
+	u32 cq_entries;
+	u32 nleases;
+	u32 leases_off;
+
+	u32 sq_head;			/* the kernel's own */
+	u32 cq_tail;
+	u32 cq_reserved;		/* completions promised to gets */
+	bool broken;			/* sq_tail ran past the ring */
+	bool closing;			/* the fd is closing: no completions */
+	u32 nfree;
+	u16 *free;			/* free lease slots, a stack */
+	u8 *state;			/* enum kwq_slot_state per slot */
+	u16 *slot_len;			/* key bytes each slot holds */
+	struct kwq_item *items;		/* the kernel's copy of each lease */
+	struct kwq_ring_rec *recs;	/* KWQ_RING_CHUNK */
+	u8 *arena;			/* KWQ_RING_ARENA */
+	struct kwq_key keys[KWQ_RING_CHUNK];
+	u64 delays[KWQ_RING_CHUNK];
+};
+
+static u32 *kwq_ring_u32(u8 *region, u32 off)
+{
+	return (u32 *)(region + off);
+}
+
+static struct kwq_cqe *kwq_ring_cqe(struct kwq_ring *r, u32 pos)
+{
+	u32 i = array_index_nospec(pos & (r->cq_entries - 1), r->cq_entries);
+
+	return (struct kwq_cqe *)(r->kern + KWQ_RK_CQES) + i;
+}
+
+static const u8 *kwq_ring_sqe(struct kwq_ring *r, u32 pos)
+{
+	u32 i = array_index_nospec(pos & (r->sq_entries - 1), r->sq_entries);
+
+	return r->user + KWQ_RU_SQES + (size_t)i * KWQ_SQE_SIZE;
+}
+
+static struct kwq_lease_slot *kwq_ring_slot(struct kwq_ring *r, u32 slot)
+{
+	return (struct kwq_lease_slot *)(r->kern + r->leases_off +
+					 (size_t)slot * KWQ_LEASE_SLOT_SIZE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completions                                                         */
+
+/*
+ * Completions the process has room for, less those promised to gets. Its
+ * cq_head is read once (acquire: it read the completions before it
+ * stored it); one that makes no sense leaves no room.
+ */
+static u32 kwq_ring_cq_room(struct kwq_ring *r)
+{
+	u32 head, used;
+
+	if (r->closing)
+		return KWQ_RING_CHUNK;
+	head = smp_load_acquire(kwq_ring_u32(r->user, KWQ_RU_CQ_HEAD));
+	used = r->cq_tail - head + r->cq_reserved;
+	return used >= r->cq_entries ? 0 : r->cq_entries - used;
+}
+
+static void kwq_ring_post(struct kwq_ring *r, u32 index, u8 op, int res,
+			  u64 value)
+{
+	struct kwq_cqe *cqe;
+
+	if (r->closing)
+		return;
+	cqe = kwq_ring_cqe(r, r->cq_tail++);
+	cqe->index = index;
+	cqe->op = op;
+	cqe->flags = 0;
+	cqe->res = res;
+	cqe->value = value;
+}
+
+/* The completions written, then the tail that shows them (release). */
+static void kwq_ring_publish(struct kwq_ring *r)
+{
+	smp_store_release(kwq_ring_u32(r->kern, KWQ_RK_CQ_TAIL), r->cq_tail);
+	smp_store_release(kwq_ring_u32(r->kern, KWQ_RK_SQ_HEAD), r->sq_head);
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing: copy once, then check the copy                             */
+
+/* Whether the copied first slot @s is a sound record of its op. */
+static bool kwq_sqe_ok(const struct kwq_sqe *s)
+{
+	const u8 add_flags = KWQ_SQE_F_AFTER | KWQ_SQE_F_RATE_LIMITED |
+			     KWQ_SQE_F_REPLACE | KWQ_SQE_F_LATER;
+	u8 flags = s->flags & ~KWQ_SQE_F_CQE;
+
+	switch (s->op) {
+	case KWQ_SQE_NOP:
+	case KWQ_SQE_DONE_LEASE:
+		return !flags && !s->len && s->nslots == 1 && !s->priority &&
+		       (s->op == KWQ_SQE_NOP ? !s->lease_slot && !s->arg :
+			!!s->arg) &&
+		       !memchr_inv(s->key, 0, sizeof(s->key));
+	case KWQ_SQE_ADD:
+		if (flags & ~add_flags ||
+		    (flags & KWQ_SQE_F_AFTER && flags & KWQ_SQE_F_RATE_LIMITED) ||
+		    (flags & KWQ_SQE_F_AFTER ? s->arg > S64_MAX : !!s->arg))
+			return false;
+		break;
+	case KWQ_SQE_DONE:
+	case KWQ_SQE_FORGET:
+	case KWQ_SQE_REMOVE:
+		if (flags || s->priority || s->arg)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return !s->lease_slot && s->len && s->len <= KWQ_KEY_LEN_MAX &&
+	       s->nslots == KWQ_SQE_SLOTS(s->len);
+}
+
+/*
+ * Copy the record at ->sq_head (its first slot @s already copied) into
+ * @rec, its key into the arena at *@used: the inline bytes, then each
+ * further slot whole, once. Its padding must be zero. Returns whether
+ * the record is sound.
+ */
+static bool kwq_ring_copy_key(struct kwq_ring *r, const struct kwq_sqe *s,
+			      struct kwq_ring_rec *rec, u32 *used)
+{
+	u8 *key = r->arena + *used;
+	u32 i, copied = KWQ_SQE_INLINE;
+
+	memcpy(key, s->key, KWQ_SQE_INLINE);
+	for (i = 1; i < s->nslots; i++) {
+		memcpy(key + copied, kwq_ring_sqe(r, r->sq_head + i),
+		       KWQ_SQE_SIZE);
+		copied += KWQ_SQE_SIZE;
+	}
+	*used += copied;
+	rec->key = key;
+	return !memchr_inv(key + s->len, 0, copied - s->len);
+}
+
+/*
+ * Copy out and check up to @max whole records from ->sq_head (up to
+ * *@avail published slots), moving ->sq_head past them. A bad record is
+ * consumed (its nslots if those are published and in range, else one)
+ * and gets -EINVAL. Stops before a record not wholly published yet.
+ * Returns how many records are in ->recs.
+ */
+static u32 kwq_ring_parse(struct kwq_ring *r, u32 *avail, u32 max)
+{
+	struct kwq_sqe s;
+	u32 n = 0, used = 0, take;
+	struct kwq_ring_rec *rec;
+	bool ok;
+
+	while (n < max && *avail) {
+		/* The one read of the first slot. */
+		memcpy(&s, kwq_ring_sqe(r, r->sq_head), sizeof(s));
+		rec = &r->recs[n];
+		ok = kwq_sqe_ok(&s);
+		take = s.nslots;
+		if (ok && take > *avail)
+			break;		/* not all published yet */
+		if (ok && (s.op == KWQ_SQE_NOP || s.op == KWQ_SQE_DONE_LEASE))
+			take = 1;
+		if (ok && s.len) {
+			if (used + KWQ_SQE_INLINE +
+			    (take - 1) * KWQ_SQE_SIZE > KWQ_RING_ARENA)
+				break;	/* the next chunk's */
+			ok = kwq_ring_copy_key(r, &s, rec, &used);
+		}
+		if (!ok && (!take || take > *avail || take > KWQ_SQE_SLOTS_MAX))
+			take = 1;
+		rec->index = r->sq_head;
+		rec->res = ok ? 0 : -EINVAL;
+		rec->op = s.op;
+		rec->flags = s.flags;
+		rec->len = s.len;
+		rec->priority = s.priority;
+		rec->lease_slot = s.lease_slot;
+		rec->arg = s.arg;
+		rec->value = 0;
+		r->sq_head += take;
+		*avail -= take;
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Applying records                                                    */
+
+/* Whether ADD records @a and @b may go to the core in one batch. */
+static bool kwq_ring_same_add(const struct kwq_ring_rec *a,
+			      const struct kwq_ring_rec *b)
+{
+	return b->op == KWQ_SQE_ADD && !b->res &&
+	       (a->flags & ~KWQ_SQE_F_CQE) == (b->flags & ~KWQ_SQE_F_CQE) &&
+	       a->arg == b->arg;
+}
+
+/* The @n sound ADD records at @recs, alike (kwq_ring_same_add()). */
+static void kwq_ring_adds(struct kwq_ring *r, struct kwq_ring_rec *recs,
+			  u32 n)
+{
+	struct kwq_batch_opts o = {
+		.gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL,
+	};
+	unsigned int done;
+	u32 i, k = 0;
+	int ret;
+
+	if (recs->flags & KWQ_SQE_F_AFTER)
+		o.after_ns = recs->arg;
+	if (recs->flags & KWQ_SQE_F_RATE_LIMITED)
+		o.flags |= KWQ_BATCH_RATE_LIMITED;
+	if (recs->flags & KWQ_SQE_F_REPLACE)
+		o.flags |= KWQ_AFTER_REPLACE;
+	if (recs->flags & KWQ_SQE_F_LATER)
+		o.flags |= KWQ_AFTER_LATER;
+	for (i = 0; i < n; i++) {
+		r->keys[i].key = recs[i].key;
+		r->keys[i].len = recs[i].len;
+		r->keys[i].priority = recs[i].priority;
+	}
+	/* The core stops at a failing key: note it, go on after it. */
+	while (k < n) {
+		o.delays = o.flags & KWQ_BATCH_RATE_LIMITED ? r->delays + k :
+			   NULL;
+		if (n - k == 1 && !o.delays) {
+			ret = kwq_add_key(r->q, &r->keys[k], &o);
+			done = !ret;
+		} else {
+			ret = kwq_add_batch(r->q, &r->keys[k], n - k, &o, &done);
+		}
+		for (i = k; i < k + done; i++)
+			if (o.delays)
+				recs[i].value = r->delays[i];
+		k += done;
+		if (ret && k < n)
+			recs[k++].res = ret;
+		else if (!done)
+			break;	/* no progress, no error: not the core's way */
+	}
+}
+
+/* The lease of slot @slot ends: free again, also in the shared slot. */
+static void kwq_ring_slot_free(struct kwq_ring *r, u32 slot)
+{
+	r->state[slot] = KWQ_SLOT_FREE;
+	WRITE_ONCE(kwq_ring_slot(r, slot)->gen, 0);
+	r->free[r->nfree++] = slot;
+}
+
+/*
+ * KWQ_SQE_DONE_LEASE: the generation is checked against the kernel's
+ * copy of the slot, never the shared one; the core checks the lease is
+ * still the node's. The slot is free again either way.
+ */
+static int kwq_ring_done_lease(struct kwq_ring *r, struct kwq_ring_rec *rec)
+{
+	u32 slot = rec->lease_slot;
+	int ret;
+
+	if (slot >= r->nleases)
+		return -EINVAL;
+	slot = array_index_nospec(slot, r->nleases);
+	if (r->state[slot] != KWQ_SLOT_LEASED ||
+	    r->items[slot].lease != rec->arg)
+		return -ESTALE;
+	ret = kwq_done(r->q, &r->items[slot]);
+	kwq_ring_slot_free(r, slot);
+	return ret;
+}
+
+static int kwq_ring_apply_one(struct kwq_ring *r, struct kwq_ring_rec *rec)
+{
+	struct kwq_key key = { .key = rec->key, .len = rec->len };
+	unsigned int done;
+
+	switch (rec->op) {
+	case KWQ_SQE_DONE:
+		/* Leased to this fd, or detached, as KWQ_IOC_DONE. */
+		return kwq_done_keys(r->q, &key, 1, r->owner, &done);
+	case KWQ_SQE_DONE_LEASE:
+		return kwq_ring_done_lease(r, rec);
+	case KWQ_SQE_FORGET:
+		return kwq_forget(r->q, rec->key, rec->len);
+	case KWQ_SQE_REMOVE:
+		return kwq_remove(r->q, rec->key, rec->len);
+	}
+	return 0;
+}
+
+/* Apply the @n parsed records in order, then complete them. */
+static void kwq_ring_apply(struct kwq_ring *r, u32 n)
+{
+	struct kwq_ring_rec *rec;
+	u32 i, j;
+
+	for (i = 0; i < n; i = j) {
+		rec = &r->recs[i];
+		j = i + 1;
+		if (rec->res)
+			continue;
+		if (rec->op == KWQ_SQE_ADD) {
+			while (j < n && kwq_ring_same_add(rec, &r->recs[j]))
+				j++;
+			kwq_ring_adds(r, rec, j - i);
+			continue;
+		}
+		rec->res = kwq_ring_apply_one(r, rec);
+	}
+	for (i = 0; i < n; i++) {
+		rec = &r->recs[i];
+		if (rec->res || rec->flags & KWQ_SQE_F_CQE)
+			kwq_ring_post(r, rec->index, rec->op, rec->res,
+				      rec->value);
+	}
+}
+
+/* sq_tail ran past the ring: nothing more of it is read. */
+static void kwq_ring_break(struct kwq_ring *r)
+{
+	r->broken = true;
+	WRITE_ONCE(*kwq_ring_u32(r->kern, KWQ_RK_FLAGS), KWQ_RING_F_BROKEN);
+	if (kwq_ring_cq_room(r))
+		kwq_ring_post(r, r->sq_head, KWQ_SQE_NOP, -EINVAL, 0);
+	kwq_ring_publish(r);
+}
+
+/*
+ * Under r->lock: apply up to @max published records, a chunk at a time
+ * with a scheduling point between chunks. Returns the records consumed,
+ * or -EINVAL for a broken ring; *@full if it stopped with records left
+ * because the completion ring had no room.
+ */
+static int kwq_ring_drain(struct kwq_ring *r, u32 max, bool *full)
+{
+	struct mem_cgroup *old_memcg;
+	u32 tail, avail, room, n, consumed = 0;
+
+	lockdep_assert_held(&r->lock);
+	*full = false;
+	if (r->broken)
+		return -EINVAL;
+	/* The one read of the process's tail; its records before it. */
+	tail = smp_load_acquire(kwq_ring_u32(r->user, KWQ_RU_SQ_TAIL));
+	avail = tail - r->sq_head;
+	if (avail > r->sq_entries) {
+		kwq_ring_break(r);
+		return -EINVAL;
+	}
+	/* New keys are charged to the ring's owner, whoever drains it. */
+	old_memcg = set_active_memcg(r->memcg);
+	while (avail && consumed < max) {
+		room = kwq_ring_cq_room(r);
+		if (!room) {
+			*full = true;
+			break;
+		}
+		n = kwq_ring_parse(r, &avail,
+				   min3(room, max - consumed, (u32)KWQ_RING_CHUNK));
+		if (!n)
+			break;
+		kwq_ring_apply(r, n);
+		kwq_ring_publish(r);
+		consumed += n;
+		if (avail && consumed < max)
+			cond_resched();
+	}
+	set_active_memcg(old_memcg);
+	return consumed;
+}
+
+/* ------------------------------------------------------------------ */
+/* The queue's rings and its status page                               */
+
+void kwq_rings_init(struct kwq_rings *rs)
+{
+	mutex_init(&rs->lock);
+	INIT_LIST_HEAD(&rs->list);
+}
+
+void kwq_rings_free(struct kwq_rings *rs, struct kwq *q)
+{
+	WARN_ON_ONCE(!list_empty(&rs->list));
+	if (rs->status_page) {
+		/* The core writes the ready count there under its lock. */
+		kwq_set_ready_mirror(q, NULL);
+		__free_page(rs->status_page);
+	}
+	mutex_destroy(&rs->lock);
+}
+
+void kwq_rings_set_status(struct kwq_rings *rs, u32 flags)
+{
+	mutex_lock(&rs->lock);
+	if (rs->status)
+		WRITE_ONCE(rs->status->flags, rs->status->flags | flags);
+	mutex_unlock(&rs->lock);
+}
+
+static atomic_t *kwq_rings_waiters(struct kwq_rings *rs)
+{
+	/* Set once, under rs->lock, before the first ring is listed. */
+	struct kwq_ring_status *st = smp_load_acquire(&rs->status);
+
+	return st ? (atomic_t *)&st->waiters : NULL;
+}
+
+void kwq_rings_pull(struct kwq_rings *rs)
+{
+	struct kwq_ring *r;
+	bool full;
+
+	if (!READ_ONCE(rs->nr))
+		return;
+	mutex_lock(&rs->lock);
+	/* Each ring at most one ring's worth: bounded by what it holds. */
+	list_for_each_entry(r, &rs->list, node) {
+		mutex_lock(&r->lock);
+		kwq_ring_drain(r, r->sq_entries, &full);
+		mutex_unlock(&r->lock);
+	}
+	mutex_unlock(&rs->lock);
+}
+
+/*
+ * Getter side of the need-wakeup protocol (Documentation/rings.rst):
+ * the waiter counted, a full barrier, then every ring's tail read. A
+ * producer stores its tail, a full barrier, then reads waiters: one of
+ * the two sees the other's store.
+ */
+bool kwq_rings_wait_begin(struct kwq_rings *rs)
+{
+	atomic_t *w = kwq_rings_waiters(rs);
+
+	if (!w)
+		return false;
+	atomic_inc(w);
+	smp_mb__after_atomic();
+	kwq_rings_pull(rs);
+	return true;
+}
+
+void kwq_rings_wait_end(struct kwq_rings *rs, bool counted)
+{
+	if (counted)
+		atomic_dec(kwq_rings_waiters(rs));
+}
+
+void kwq_rings_arm(struct kwq_rings *rs)
+{
+	atomic_t *w = kwq_rings_waiters(rs);
+
+	if (!w)
+		return;
+	if (!(atomic_read(w) & KWQ_RING_ARMED))
+		atomic_or(KWQ_RING_ARMED, w);
+	smp_mb__after_atomic();
+	kwq_rings_pull(rs);
+}
+
+void kwq_rings_took(struct kwq_rings *rs)
+{
+	atomic_t *w = kwq_rings_waiters(rs);
+
+	/* A getter is active: it pulls again before it waits. */
+	if (w && atomic_read(w) & KWQ_RING_ARMED)
+		atomic_andnot(KWQ_RING_ARMED, w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup, mapping, release                                             */
+
+static void kwq_ring_free(struct kwq_ring *r)
+{
+	unsigned int i;
+
+	if (r->user)
+		vunmap(r->user);
+	if (r->kern)
+		vunmap(r->kern);
+	/* Pages still mapped somewhere live on until munmap(). */
+	for (i = 0; r->pages && i < r->nr_upages + r->nr_kpages; i++)
+		if (r->pages[i])
+			put_page(r->pages[i]);
+	kvfree(r->pages);
+	kvfree(r->items);
+	kfree(r->free);
+	kfree(r->state);
+	kfree(r->slot_len);
+	kfree(r->recs);
+	kfree(r->arena);
+	if (r->budget) {
+		kwq_budget_uncharge(r->budget, NULL, r->charged);
+		kwq_budget_put(r->budget);
+	}
+	mem_cgroup_put(r->memcg);
+	mutex_destroy(&r->lock);
+	kfree(r);
+}
+
+static void *kwq_ring_vmap(struct page **pages, unsigned int nr)
+{
+	return vmap(pages, nr, VM_MAP, PAGE_KERNEL);
+}
+
+static int kwq_ring_alloc(struct kwq_ring *r)
+{
+	unsigned int i, nr = r->nr_upages + r->nr_kpages;
+
+	r->pages = kvcalloc(nr, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		r->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!r->pages[i])
+			return -ENOMEM;
+	}
+	r->user = kwq_ring_vmap(r->pages, r->nr_upages);
+	r->kern = kwq_ring_vmap(r->pages + r->nr_upages, r->nr_kpages);
+	r->items = kvcalloc(r->nleases ?: 1, sizeof(*r->items),
+			    GFP_KERNEL_ACCOUNT);
+	r->free = kcalloc(r->nleases ?: 1, sizeof(*r->free),
+			  GFP_KERNEL_ACCOUNT);
+	r->state = kzalloc(r->nleases ?: 1, GFP_KERNEL_ACCOUNT);
+	r->slot_len = kcalloc(r->nleases ?: 1, sizeof(*r->slot_len),
+			      GFP_KERNEL_ACCOUNT);
+	r->recs = kcalloc(KWQ_RING_CHUNK, sizeof(*r->recs),
+			  GFP_KERNEL_ACCOUNT);
+	r->arena = kmalloc(KWQ_RING_ARENA, GFP_KERNEL_ACCOUNT);
+	if (!r->user || !r->kern || !r->items || !r->free || !r->state ||
+	    !r->slot_len || !r->recs || !r->arena)
+		return -ENOMEM;
+	for (i = 0; i < r->nleases; i++)
+		r->free[i] = r->nleases - 1 - i;
+	r->nfree = r->nleases;
+	return 0;
+}
+
+/* The queue's status page, made by its first ring. Under rs->lock. */
+static int kwq_rings_status_make(struct kwq_rings *rs, struct kwq *q)
+{
+	struct page *page;
+
+	lockdep_assert_held(&rs->lock);
+	if (rs->status_page)
+		return 0;
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	rs->status_page = page;
+	/* The page zeroed before anyone finds it (kwq_rings_waiters()). */
+	smp_store_release(&rs->status, page_address(page));
+	if (kwq_shutting_down(q))
+		rs->status->flags |= KWQ_STATUS_SHUTDOWN;
+	kwq_set_ready_mirror(q, &rs->status->ready);
+	return 0;
+}
+
+static bool kwq_ring_size_ok(u32 n)
+{
+	return is_power_of_2(n) && n >= KWQ_RING_ENTRIES_MIN &&
+	       n <= KWQ_RING_ENTRIES_MAX;
+}
+
+int kwq_ring_setup(struct kwq_rings *rs, struct kwq *q, void *owner,
+		   struct kwq_budget *budget, struct kwq_ring_setup_args *a,
+		   struct kwq_ring **ringp)
+{
+	size_t usize, ksize;
+	struct kwq_ring *r;
+	int ret;
+
+	if (!kwq_ring_size_ok(a->sq_entries) ||
+	    !kwq_ring_size_ok(a->cq_entries) ||
+	    a->lease_slots > KWQ_RING_LEASES_MAX || a->flags)
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	mutex_init(&r->lock);
+	r->q = q;
+	r->owner = owner;
+	r->sq_entries = a->sq_entries;
+	r->cq_entries = a->cq_entries;
+	r->nleases = a->lease_slots;
+	r->leases_off = ALIGN(KWQ_RK_CQES + a->cq_entries *
+			      sizeof(struct kwq_cqe), 64);
+	usize = PAGE_ALIGN(KWQ_RU_SQES + (size_t)a->sq_entries * KWQ_SQE_SIZE);
+	ksize = PAGE_ALIGN(r->leases_off +
+			   (size_t)a->lease_slots * KWQ_LEASE_SLOT_SIZE);
+	r->nr_upages = usize >> PAGE_SHIFT;
+	r->nr_kpages = ksize >> PAGE_SHIFT;
+	/* What a ring costs counts against its setter's budget. */
+	r->charged = usize + ksize + a->lease_slots *
+		     (sizeof(struct kwq_item) + 5) + KWQ_RING_ARENA +
+		     KWQ_RING_CHUNK * sizeof(struct kwq_ring_rec) + sizeof(*r);
+	if (budget) {
+		if (!kwq_budget_charge(budget, r->charged)) {
+			kfree(r);
+			return -EDQUOT;
+		}
+		r->budget = budget;
+		refcount_inc(&budget->ref);
+	}
+	if (current->mm)
+		r->memcg = get_mem_cgroup_from_mm(current->mm);
+	ret = kwq_ring_alloc(r);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&rs->lock);
+	ret = kwq_rings_status_make(rs, q);
+	if (!ret) {
+		list_add_tail(&r->node, &rs->list);
+		WRITE_ONCE(rs->nr, rs->nr + 1);
+	}
+	mutex_unlock(&rs->lock);
+	if (ret)
+		goto out_free;
+
+	a->user_size = usize;
+	a->kernel_size = ksize;
+	a->status_size = PAGE_SIZE;
+	a->sq_tail_off = KWQ_RU_SQ_TAIL;
+	a->cq_head_off = KWQ_RU_CQ_HEAD;
+	a->sqes_off = KWQ_RU_SQES;
+	a->sq_head_off = KWQ_RK_SQ_HEAD;
+	a->cq_tail_off = KWQ_RK_CQ_TAIL;
+	a->ring_flags_off = KWQ_RK_FLAGS;
+	a->cqes_off = KWQ_RK_CQES;
+	a->leases_off = r->leases_off;
+	*ringp = r;
+	return 0;
+
+out_free:
+	kwq_ring_free(r);
+	return ret;
+}
+
+/* The file a ring's mapping holds instead of the fd: nothing but itself. */
+static const struct file_operations kwq_ring_map_fops = {
+	.owner = THIS_MODULE,
+};
+
+int kwq_ring_mmap(struct kwq_rings *rs, struct kwq_ring *r,
+		  struct vm_area_struct *vma)
+{
+	unsigned long size = vma->vm_end - vma->vm_start, nr;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct page **pages;
+	struct file *file;
+	bool ro = true;
+	int ret;
+
+	switch (off) {
+	case KWQ_RING_OFF_USER:
+		pages = r->pages;
+		nr = r->nr_upages;
+		ro = false;
+		break;
+	case KWQ_RING_OFF_KERNEL:
+		pages = r->pages + r->nr_upages;
+		nr = r->nr_kpages;
+		break;
+	case KWQ_RING_OFF_STATUS:
+		/* Set before the ring was listed; constant since. */
+		pages = &rs->status_page;
+		nr = 1;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (size != nr << PAGE_SHIFT || !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (ro) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	/* Not inherited, not grown, not in core dumps. */
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	file = anon_inode_getfile("[kwq-ring]", &kwq_ring_map_fops, NULL,
+				  O_RDWR);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = vm_insert_pages(vma, vma->vm_start, pages, &nr);
+	if (!ret)
+		vma_set_file(vma, file);
+	fput(file);
+	return ret;
+}
+
+void kwq_ring_release(struct kwq_rings *rs, struct kwq_ring *r)
+{
+	u32 slot;
+	bool full;
+
+	mutex_lock(&rs->lock);
+	mutex_lock(&r->lock);
+	/*
+	 * Everything published is applied, completions or not: at most one
+	 * ring's worth (a thread still writing it gets no more than that).
+	 */
+	r->closing = true;
+	kwq_ring_drain(r, r->sq_entries, &full);
+	list_del(&r->node);
+	WRITE_ONCE(rs->nr, rs->nr - 1);
+	/* The leases end with the fd's (kwq_release_owner()). */
+	for (slot = 0; slot < r->nleases; slot++)
+		r->state[slot] = KWQ_SLOT_FREE;
+	mutex_unlock(&r->lock);
+	mutex_unlock(&rs->lock);
+	kwq_ring_free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Gets into lease slots                                               */
+
+/* A get's reservation: slots (and completions) it may fill. */
+struct kwq_ring_take {
+	struct kwq_ring *r;
+	u32 nr;
+	u32 next;
+	u16 slots[KWQ_RING_GET_ROUND];
+};
+
+/*
+ * struct kwq_get_ctl's copy hook, under the queue lock: the key into the
+ * next reserved slot. The bytes a longer key left there are cleared.
+ */
+static void kwq_ring_lease_copy(void *arg, const struct kwq_item *item)
+{
+	struct kwq_ring_take *t = arg;
+	struct kwq_ring *r = t->r;
+	u32 slot = t->slots[t->next++];
+	struct kwq_lease_slot *ls = kwq_ring_slot(r, slot);
+
+	memcpy(ls->key, item->key, item->len);
+	if (r->slot_len[slot] > item->len)
+		memset(ls->key + item->len, 0, r->slot_len[slot] - item->len);
+	r->slot_len[slot] = item->len;
+	ls->len = item->len;
+	ls->priority = item->priority;
+	WRITE_ONCE(ls->gen, item->lease);
+}
+
+/* Under r->lock: reserve up to @want slots and completions. */
+static u32 kwq_ring_reserve(struct kwq_ring *r, struct kwq_ring_take *t,
+			    u32 want)
+{
+	u32 i, n = min3(want, r->nfree, kwq_ring_cq_room(r));
+
+	for (i = 0; i < n; i++) {
+		t->slots[i] = r->free[--r->nfree];
+		r->state[t->slots[i]] = KWQ_SLOT_RESERVED;
+	}
+	r->cq_reserved += n;
+	t->nr = n;
+	t->next = 0;
+	return n;
+}
+
+/* Under r->lock: the @got keys taken into @t's slots, the rest freed. */
+static void kwq_ring_fill(struct kwq_ring *r, struct kwq_ring_take *t,
+			  const struct kwq_item *items, u32 got)
+{
+	u32 i, slot;
+
+	r->cq_reserved -= t->nr;
+	for (i = 0; i < t->nr; i++) {
+		slot = t->slots[i];
+		if (i >= got) {
+			r->state[slot] = KWQ_SLOT_FREE;
+			r->free[r->nfree++] = slot;
+			continue;
+		}
+		r->items[slot] = items[i];
+		r->state[slot] = KWQ_SLOT_LEASED;
+		kwq_ring_post(r, slot, KWQ_CQE_LEASE, 0, items[i].lease);
+	}
+	kwq_ring_publish(r);
+}
+
+static int kwq_ring_get(struct kwq_rings *rs, struct kwq_ring *r,
+			struct kwq_ring_enter_args *a, bool nonblock,
+			const bool *abort)
+{
+	struct kwq_item items[KWQ_RING_GET_ROUND] __uninitialized;
+	struct kwq_ring_take t = { .r = r };
+	const struct kwq_get_ctl ctl = {
+		.abort = abort, .copy = kwq_ring_lease_copy, .arg = &t,
+		.processing_timeout_ns = a->processing_timeout_ns,
+	};
+	s64 timeout = a->timeout_ns < 0 ? KWQ_WAIT_FOREVER : a->timeout_ns;
+	unsigned int flags = nonblock ? KWQ_GET_NONBLOCK : 0;
+	u32 n, min_nr, want = max(a->get_min, 1U);
+	bool waits = !nonblock && timeout, counted = false;
+	ktime_t start = timeout > 0 ? ktime_get() : 0;
+	s64 left;
+	int ret = 0;
+
+	/* As kwq_get_keys() (dev.c): pulled, and producers ring if need be. */
+	if (waits)
+		counted = kwq_rings_wait_begin(rs);
+	else
+		kwq_rings_arm(rs);
+	while (a->leased < a->get_max) {
+		left = a->leased >= want ? 0 : timeout;
+		if (left > 0 && a->leased) {
+			left -= ktime_to_ns(ktime_sub(ktime_get(), start));
+			if (left <= 0)
+				break;
+		}
+		mutex_lock(&r->lock);
+		n = kwq_ring_reserve(r, &t, min(a->get_max - a->leased,
+						(u32)KWQ_RING_GET_ROUND));
+		if (!n)
+			ret = r->nfree ? -EBUSY : -ENOBUFS;
+		mutex_unlock(&r->lock);
+		if (!n)
+			break;
+		min_nr = min(a->get_min > a->leased ?
+			     a->get_min - a->leased : 0, n);
+		ret = kwq_get_batch_ctl(r->q, r->owner,
+					left ? flags : flags | KWQ_GET_NONBLOCK,
+					left, items, min_nr, n, &ctl);
+		mutex_lock(&r->lock);
+		kwq_ring_fill(r, &t, items, max(ret, 0));
+		mutex_unlock(&r->lock);
+		if (ret <= 0)
+			break;
+		a->leased += ret;
+		if ((u32)ret < n || fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	kwq_rings_wait_end(rs, counted);
+	if (a->leased) {
+		kwq_rings_took(rs);
+		return 0;
+	}
+	return ret;
+}
+
+int kwq_ring_enter(struct kwq_rings *rs, struct kwq_ring *r,
+		   struct kwq_ring_enter_args *a, bool nonblock,
+		   const bool *abort)
+{
+	bool full = false;
+	int ret = 0;
+
+	a->submitted = 0;
+	a->leased = 0;
+	if (a->flags & ~(KWQ_ENTER_SUBMIT | KWQ_ENTER_GET) || a->pad)
+		return -EINVAL;
+	if (a->flags & KWQ_ENTER_GET
+	    ? !a->get_max || a->get_max > r->nleases || a->get_min > a->get_max
+	    : a->get_max || a->get_min || a->timeout_ns ||
+	      a->processing_timeout_ns)
+		return -EINVAL;
+	if (a->flags & KWQ_ENTER_SUBMIT) {
+		mutex_lock(&r->lock);
+		ret = kwq_ring_drain(r, r->sq_entries, &full);
+		mutex_unlock(&r->lock);
+		if (ret < 0)
+			return ret;
+		a->submitted = ret;
+		ret = 0;
+	}
+	if (a->flags & KWQ_ENTER_GET)
+		ret = kwq_ring_get(rs, r, a, nonblock, abort);
+	if (!ret && full && !a->leased)
+		ret = -EBUSY;
+	return ret;
+}
