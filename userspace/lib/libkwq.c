@@ -1177,7 +1177,9 @@ static int ring_enter(struct kwq_ring *r, unsigned int flags,
 	a.get_max = get_max;
 	a.get_min = get_min;
 	a.timeout_ns = timeout_ns;
-	a.processing_timeout_ns = r->processing_ns;
+	/* A get's only: a submit alone takes none (EINVAL). */
+	if (flags & KWQ_ENTER_GET)
+		a.processing_timeout_ns = r->processing_ns;
 	ret = ioctl(r->fd, KWQ_IOC_RING_ENTER, &a);
 	return ret < 0 ? -1 : 0;
 }
