@@ -1189,6 +1189,29 @@ static void ring_store_tail(struct kwq_ring *r)
 	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
 }
 
+/*
+ * KWQ_ENTER_SUBMIT. EBUSY (the completion ring full, records left) is
+ * not the end: read the completions (to the callback or the kept FIFO)
+ * and ring again, as long as that made room.
+ */
+static int ring_doorbell(struct kwq_ring *r)
+{
+	uint32_t head;
+
+	for (;;) {
+		if (!ring_enter(r, KWQ_ENTER_SUBMIT, 0, 0, 0))
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		head = *r->cq_head;
+		ring_read_cq(r);
+		if (*r->cq_head == head) {
+			errno = EBUSY;
+			return -1;
+		}
+	}
+}
+
 KWQ_PUBLIC int kwq_ring_publish(struct kwq_ring *ring)
 {
 	ring_store_tail(ring);
@@ -1200,13 +1223,13 @@ KWQ_PUBLIC int kwq_ring_publish(struct kwq_ring *ring)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&ring->status->waiters, __ATOMIC_RELAXED))
 		return 0;
-	return ring_enter(ring, KWQ_ENTER_SUBMIT, 0, 0, 0) ? -1 : 1;
+	return ring_doorbell(ring) ? -1 : 1;
 }
 
 KWQ_PUBLIC int kwq_ring_submit(struct kwq_ring *ring)
 {
 	ring_store_tail(ring);
-	return ring_enter(ring, KWQ_ENTER_SUBMIT, 0, 0, 0);
+	return ring_doorbell(ring);
 }
 
 KWQ_PUBLIC int kwq_ring_free(struct kwq_ring *ring)
@@ -1242,16 +1265,9 @@ static int ring_make_room(struct kwq_ring *r, unsigned int nslots)
 		}
 		before = r->head;
 		ring_read_cq(r);
-		if (kwq_ring_submit(r)) {
-			if (errno != EBUSY && errno != EAGAIN)
-				return -1;
-			ring_read_cq(r);
-			/* Completions the caller must reap first. */
-			if (!r->fn && r->kept_nr == r->cq_entries) {
-				errno = EBUSY;
-				return -1;
-			}
-		}
+		/* EBUSY: completions the caller must reap first. */
+		if (kwq_ring_submit(r))
+			return -1;
 		if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == before)
 			sched_yield();
 	}

@@ -289,10 +289,12 @@ int kwq_ring_prep(struct kwq_ring *ring, unsigned int op, unsigned int flags,
  * Publish the records written (release), then (after a full fence) ring
  * the doorbell only if a getter of the queue waits: no system call while
  * none does. 1 if it rang, 0 if not, -1 if the doorbell failed (the
- * records stay published and are applied by the next drain).
+ * records stay published and are applied by the next drain). A doorbell
+ * that finds the completion ring full reads it (callback or kept) and
+ * rings again; EBUSY only when the kept completions must be reaped first.
  */
 int kwq_ring_publish(struct kwq_ring *ring);
-/* Publish and ring the doorbell (KWQ_ENTER_SUBMIT) now: 0 or -1. */
+/* Publish and ring the doorbell (KWQ_ENTER_SUBMIT) now: 0 or -1, as above. */
 int kwq_ring_submit(struct kwq_ring *ring);
 
 /* kwq_ring_prep() and kwq_ring_publish() of one record: 0 or -1. */
