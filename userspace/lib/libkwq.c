@@ -1113,9 +1113,10 @@ KWQ_PUBLIC void kwq_ring_set_processing_timeout(struct kwq_ring *ring,
 /*
  * Read the completion ring: leases go to the held FIFO, the rest to the
  * callback or the kept FIFO. Stops early (leaving completions for the
- * kernel to count as not free) when the kept FIFO is full.
+ * kernel to count as not free) when the kept FIFO is full. Returns
+ * whether it read up to the tail it saw.
  */
-static void ring_read_cq(struct kwq_ring *r)
+static int ring_read_cq(struct kwq_ring *r)
 {
 	uint32_t head = *r->cq_head;
 	uint32_t tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
@@ -1124,7 +1125,7 @@ static void ring_read_cq(struct kwq_ring *r)
 	unsigned int i;
 
 	if (head == tail)
-		return;
+		return 1;
 	for (; head != tail; head++) {
 		c = &r->cqes[head & (r->cq_entries - 1)];
 		memcpy(&cqe, c, sizeof(cqe));
@@ -1146,6 +1147,7 @@ static void ring_read_cq(struct kwq_ring *r)
 		}
 	}
 	__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+	return head == tail;
 }
 
 KWQ_PUBLIC unsigned int kwq_ring_reap(struct kwq_ring *ring,
@@ -1252,23 +1254,34 @@ KWQ_PUBLIC int kwq_ring_free(struct kwq_ring *ring)
  */
 static int ring_make_room(struct kwq_ring *r, unsigned int nslots)
 {
-	uint32_t before;
+	uint32_t head;
+	int all;
 
 	for (;;) {
-		r->head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
-		if (r->sq_entries - (r->tail - r->head) >= nslots)
+		head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+		/*
+		 * The kernel posts a record's completion before it moves
+		 * sq_head past it. Read the completions now, so that each is
+		 * handed over before its ring position (which names the
+		 * record) is written again; kept ones not reaped: EBUSY.
+		 */
+		all = ring_read_cq(r);
+		if (r->sq_entries - (r->tail - head) >= nslots) {
+			if (!all) {
+				errno = EBUSY;
+				return -1;
+			}
+			r->head = head;
 			return 0;
+		}
 		if (__atomic_load_n(r->ring_flags, __ATOMIC_ACQUIRE) &
 		    KWQ_RING_F_BROKEN) {
 			errno = EIO;
 			return -1;
 		}
-		before = r->head;
-		ring_read_cq(r);
-		/* EBUSY: completions the caller must reap first. */
 		if (kwq_ring_submit(r))
 			return -1;
-		if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == before)
+		if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == head)
 			sched_yield();
 	}
 }

@@ -291,17 +291,35 @@ static void cb(void *arg, const struct kwq_cqe *cqe)
 	nseen++;
 }
 
+/* The key written at each ring index (mod 1024), for cb_slot(). */
+static char want[1024][8];
+static unsigned int slot_seen, slot_bad;
+
+/* A completion's record must still be in the ring when it is handed over. */
+static void cb_slot(void *arg, const struct kwq_cqe *cqe)
+{
+	const struct kwq_sqe *sqe = (const struct kwq_sqe *)
+		(m.user + m.a.sqes_off + (cqe->index & (m.a.sq_entries - 1)) * 64);
+
+	(void)arg;
+	slot_seen++;
+	if (cqe->res != -ENOSPC || sqe->len != strlen(want[cqe->index % 1024]) ||
+	    memcmp(sqe->key, want[cqe->index % 1024], sqe->len))
+		slot_bad++;
+}
+
 int main(void)
 {
 	static unsigned char big[3][KWQ_KEY_LEN_MAX];
 	struct kwq_ring_lease l[4];
 	struct kwq_cqe cqe[4];
 	struct kwq_ring *r;
+	char buf[8];
 	unsigned int i, ok;
 	uint32_t idx;
 	int ret, n;
 
-	ktap_suite("host_ring", 16);
+	ktap_suite("host_ring", 17);
 
 	model_reset(MODEL_KEYS);
 	ret = kwq_ring_setup(FAKE_FD, 32, 32, 4, &r);
@@ -422,6 +440,29 @@ int main(void)
 		   n == (int)(40 + ok), "every_nop_completes_once",
 		   "ret %d head %u tail %u completions %d of %u", ret, m.head,
 		   *u32_at(m.user, 0), n, 40 + ok);
+
+	/*
+	 * A full ring with every add refused (the model's queue holds one
+	 * key, and holds it): each completion is handed over before its
+	 * ring position is written again.
+	 */
+	kwq_ring_set_callback(r, cb_slot, NULL);
+	m.q_nr = m.q_max;
+	for (i = 0, ret = 0; i < 100 && !ret; i++) {
+		snprintf(buf, sizeof(buf), "r%u", i);
+		ret = kwq_ring_prep(r, KWQ_SQE_ADD, 0, buf, strlen(buf), 0, 0,
+				    &idx);
+		if (!ret)
+			memcpy(want[idx % 1024], buf, sizeof(buf));
+		ret = ret ? ret : kwq_ring_publish(r);
+	}
+	ret = ret ? ret : kwq_ring_submit(r);
+	kwq_ring_reap(r, cqe, 4);
+	ktap_check(ret == 0 && slot_seen == 100 && slot_bad == 0,
+		   "completion_before_position_reused",
+		   "ret %d, %u completions, %u of them for a reused position",
+		   ret, slot_seen, slot_bad);
+	kwq_ring_set_callback(r, NULL, NULL);
 
 	/* argument checks before any system call */
 	i = m.enters;
