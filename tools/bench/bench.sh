@@ -162,7 +162,8 @@ if grep -qE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" "$out/ho
 	grep -hE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" "$out/host.log" 2>/dev/null >&2
 	die "some benchmark runs failed (console: $out/vm.log)"
 fi
-grep -q BENCH-END "$out/vm.log" || die "the VM did not finish (console: $out/vm.log)"
+# At the start of a line: the plan, echoed on the console, has it too.
+grep -q '^BENCH-END' "$out/vm.log" || die "the VM did not finish (console: $out/vm.log)"
 [ "$vm_rc" = 0 ] || die "the VM failed (console: $out/vm.log)"
 
 if [ -f "$out/scaling.gp" ]; then

@@ -231,6 +231,8 @@ static void produce_ring(enum impl impl, unsigned long items, int phases)
 		for (j = 0; j < per && i + j < items; j++)
 			ring_prod_one(rp, i + j);
 		ring_prod_publish(rp);
+		/* Refusals at the bound come back here: back off at once. */
+		kwq_ring_reap(rp->ring, NULL, 0);
 		if (rp->nr_retry)
 			ring_prod_retry(rp, 0);
 	}
