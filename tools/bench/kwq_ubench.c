@@ -120,11 +120,10 @@ static int open_queue(void)
  * the consumer takes a message, yield, then sleep 20 us, 40 us, ... 1 ms
  * until the add goes in. @tries counts the refusals of this add.
  */
-static void full_backoff(unsigned int tries)
+static void backoff(unsigned int tries)
 {
 	struct timespec ts = { 0, 0 };
 
-	shared->enospc++;
 	if (!tries) {
 		sched_yield();
 		return;
@@ -133,6 +132,13 @@ static void full_backoff(unsigned int tries)
 	if (ts.tv_nsec > 1000000L)
 		ts.tv_nsec = 1000000L;
 	nanosleep(&ts, NULL);
+}
+
+/* One refusal of an add: count it, back off. */
+static void full_backoff(unsigned int tries)
+{
+	shared->enospc++;
+	backoff(tries);
 }
 
 static int is_ring(enum impl impl)
@@ -144,7 +150,8 @@ static int is_ring(enum impl impl)
 struct ring_prod {
 	struct kwq_ring *ring;
 	uint64_t slot_key[RING_SQ];
-	uint64_t *retry;
+	uint64_t *retry;	/* appended to by ring_prod_cqe() */
+	uint64_t *again;	/* what ring_prod_retry() adds again */
 	unsigned long nr_retry;
 };
 
@@ -206,11 +213,13 @@ static void ring_prod_retry(struct ring_prod *rp, int until_consumed)
 			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
 			continue;
 		}
-		full_backoff(tries++);
+		backoff(tries++);	/* the refusals were counted */
+		/* Adding them may read completions: new refusals append. */
 		n = rp->nr_retry;
+		memcpy(rp->again, rp->retry, n * sizeof(*rp->again));
 		rp->nr_retry = 0;
 		for (i = 0; i < n; i++)
-			ring_prod_one(rp, rp->retry[i]);
+			ring_prod_one(rp, rp->again[i]);
 		ring_prod_publish(rp);
 	}
 }
@@ -224,7 +233,8 @@ static void produce_ring(enum impl impl, unsigned long items, int phases)
 	if (!rp)
 		die("calloc");
 	rp->retry = calloc(items, sizeof(*rp->retry));
-	if (!rp->retry || kwq_ring_setup(fd, RING_SQ, RING_SQ, 0, &rp->ring))
+	rp->again = calloc(items, sizeof(*rp->again));
+	if (!rp->retry || !rp->again || kwq_ring_setup(fd, RING_SQ, RING_SQ, 0, &rp->ring))
 		die("kwq_ring_setup");
 	kwq_ring_set_callback(rp->ring, ring_prod_cqe, rp);
 	for (i = 0; i < items; i += j) {
@@ -240,6 +250,7 @@ static void produce_ring(enum impl impl, unsigned long items, int phases)
 	if (kwq_ring_free(rp->ring))
 		die("kwq_ring_free");
 	free(rp->retry);
+	free(rp->again);
 	free(rp);
 	close(fd);
 }
