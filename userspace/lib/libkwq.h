@@ -219,8 +219,12 @@ int kwq_done_get(int fd, const struct kwq_recbuf *done_rb,
  * completion callback (kwq_ring_set_callback()) or, without one, keeps
  * for kwq_ring_reap() (then at most cq_entries are kept; past that the
  * library stops reading completions and the kernel answers EBUSY until
- * they are reaped). A full submission ring is backpressure: the call
- * rings the doorbell and waits for room; no record is dropped.
+ * they are reaped). A completion names its record by the ring index of
+ * its first slot (kwq_ring_prep()'s *index); the library hands every
+ * completion over before it writes that position again, so the index is
+ * unambiguous when the caller sees it. A full submission ring is
+ * backpressure: the call rings the doorbell and waits for room; no
+ * record is dropped.
  */
 
 struct kwq_ring;
