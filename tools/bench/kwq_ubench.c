@@ -18,8 +18,10 @@
  *	64 records per publish, 64 done records and a get of 64 (min 64,
  *	10 ms) per enter. The producer's ring holds RING_SQ records that
  *	count against the depth bound: the queue's max_items is
- *	MQ_DEPTH - RING_SQ. An add refused at the bound comes back as an
- *	ENOSPC completion and is added again (enospc= counts them).
+ *	MQ_DEPTH - RING_SQ, and the producer waits (as mq_send would) while
+ *	the status page's ready count leaves no room for a full ring more.
+ *	An add refused at the bound comes back as an ENOSPC completion and
+ *	is added again (enospc= counts them).
  *	The kwq queue is created with max_items = MQ_DEPTH, the depth of the
  *	mqueue: the same bound (counting keys ready and processing). mq_send
  *	blocks on a full mqueue; kwq_add fails with ENOSPC instead, so the
@@ -228,6 +230,7 @@ static void produce_ring(enum impl impl, unsigned long items, int phases)
 {
 	struct ring_prod *rp = calloc(1, sizeof(*rp));
 	unsigned long i, j, per = impl == KWQ_RING_BATCH ? BATCH : 1;
+	unsigned int tries;
 	int fd = open_queue();
 
 	if (!rp)
@@ -238,6 +241,14 @@ static void produce_ring(enum impl impl, unsigned long items, int phases)
 		die("kwq_ring_setup");
 	kwq_ring_set_callback(rp->ring, ring_prod_cqe, rp);
 	for (i = 0; i < items; i += j) {
+		/*
+		 * Where mq_send would block: keys ready (the status page, no
+		 * system call) and what the ring may hold within the bound,
+		 * so that an add is seldom refused (and added again).
+		 */
+		for (tries = 0; !phases && kwq_ring_ready(rp->ring) + RING_SQ +
+		     per > MQ_DEPTH - RING_SQ; tries++)
+			backoff(tries);
 		for (j = 0; j < per && i + j < items; j++)
 			ring_prod_one(rp, i + j);
 		ring_prod_publish(rp);
