@@ -101,10 +101,10 @@ kwq_cache_create_rcu(const char *name, unsigned int size, unsigned int freeptr)
 
 /*
  * vm_flags_set() and vm_flags_clear(): 6.3 made vm_flags read-only
- * outside them; before, the field was written directly.
+ * outside them; before, the field was written directly. For files that
+ * included <linux/mm.h> (ring.c) only.
  */
-#ifndef KWQ_HAVE_VM_FLAGS_SET
-#include <linux/mm_types.h>
+#if !defined(KWQ_HAVE_VM_FLAGS_SET) && defined(_LINUX_MM_H)
 static inline void vm_flags_set(struct vm_area_struct *vma,
 				unsigned long flags)
 {

@@ -95,6 +95,7 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
@@ -226,6 +227,7 @@ struct kwq_file {
 	struct pid *pid;		/* the opener: holder of its leases */
 	/* set once under attach_lock (smp_store_release); NULL: none */
 	struct kwq_ring *ring;
+	unsigned long armed;		/* counted in the rings' waiters */
 };
 
 /*
@@ -806,7 +808,11 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	if (!uq)
 		return -ENOMEM;
 	refcount_set(&uq->ref, 2);	/* the list's and this file's */
-	kwq_rings_init(&uq->rings);
+	/* Its rings' status page: waiters are counted from the start. */
+	if (kwq_rings_init(&uq->rings, true)) {
+		kfree(uq);
+		return -ENOMEM;
+	}
 	uq->uid = current_euid();
 	uq->gid = current_egid();
 	uq->mode = a->mode ?: 0600;
@@ -874,6 +880,7 @@ out_unlock:
 	}
 out_unlock_file:
 	mutex_unlock(&c->kf->attach_lock);
+	kwq_rings_free(&uq->rings, NULL);
 	kfree(uq);
 	return ret;
 }
@@ -1021,7 +1028,8 @@ int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts)
 	if (!uq)
 		return -ENOMEM;
 	refcount_set(&uq->ref, 1);	/* the list's */
-	kwq_rings_init(&uq->rings);
+	/* No rings: the module's own getters would not pull them. */
+	kwq_rings_init(&uq->rings, false);
 	uq->q = q;
 	uq->uid = opts->uid;
 	uq->gid = opts->gid;
@@ -1194,8 +1202,36 @@ static __always_inline int kwq_rec_check_one(const u64 *rec, u32 len,
 }
 
 /*
+ * Bytes of a record buffer copied in between two scheduling points: a
+ * whole buffer (up to KWQ_RECS_LEN_MAX, 4 MiB of the longest keys) is
+ * not one stretch without one (issue 30, finding 5). A task being
+ * killed stops between pieces: nothing has taken effect yet.
+ */
+#define KWQ_COPY_PIECE		SZ_64K
+
+static int kwq_recs_copy_in(u8 *buf, const u8 __user *u, u32 len)
+{
+	u32 off, n;
+	int ret;
+
+	for (off = 0; off < len; off += n) {
+		if (off) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		n = min_t(u32, len - off, KWQ_COPY_PIECE);
+		ret = kwq_copy_in(buf + off, u + off, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * Copy @nr records of @len bytes in and check them; kwq_buf_put() after
- * (@small: see kwq_buf_get()).
+ * (@small: see kwq_buf_get()). The check reads a record's header and
+ * last word, not its key: a fraction of a millisecond for a whole batch.
  */
 static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 		       bool prio_ok, u8 *small)
@@ -1208,7 +1244,7 @@ static u8 *kwq_recs_in(struct kwq_file *kf, u64 uptr, u32 len, u32 nr,
 	buf = kwq_buf_get(kf, len, small, false);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	ret = kwq_copy_in(buf, u64_to_user_ptr(uptr), len);
+	ret = kwq_recs_copy_in(buf, u64_to_user_ptr(uptr), len);
 	if (!ret)
 		ret = kwq_recs_check(buf, len, nr, prio_ok);
 	if (ret) {
@@ -1241,6 +1277,9 @@ static void kwq_recs_keys(const u8 *buf, u32 *off, struct kwq_key *keys,
  * Apply @op to the @nr checked records at @buf, a chunk of keys per core
  * call; *@done counts the keys that took effect. The first error stops.
  * Once all took effect, *@end (if @end) is the offset past the records.
+ * Process context: a scheduling point between chunks (a batch of the
+ * longest keys hashes and copies 4 MiB), and a task being killed stops
+ * there with -EINTR, the keys before taking effect as on any error.
  */
 static noinline_for_stack int
 kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
@@ -1260,6 +1299,13 @@ kwq_recs_apply(struct kwq_file *kf, struct kwq *q, enum kwq_keys_op op,
 	int ret = 0;
 
 	for (*done = 0; *done < nr && !ret; *done += k) {
+		if (*done) {
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+			cond_resched();
+		}
 		n = min_t(u32, nr - *done, KWQ_KEYS_CHUNK);
 		kwq_recs_keys(buf, &off, keys, n);
 		switch (op) {
@@ -1532,7 +1578,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	if (timeout && !(flags & KWQ_GET_NONBLOCK))
 		counted = kwq_rings_wait_begin(&uq->rings);
 	else
-		kwq_rings_arm(&uq->rings);
+		kwq_rings_arm(&uq->rings, &kf->armed);
 	/* One key needs no shared buffer, unless it is a long one. */
 	cap = a->max == 1 ? KWQ_REC_SMALL : KWQ_SCRATCH_OUT_LEN;
 	out.buf = kwq_buf_get(kf, cap, one, true);
@@ -1639,7 +1685,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	kwq_rings_wait_end(&uq->rings, counted);
 	/* Keys were handed out: the call succeeded. */
 	if (a->nr) {
-		kwq_rings_took(&uq->rings);
+		kwq_rings_disarm(&uq->rings, &kf->armed);
 		return 0;
 	}
 	return kwq_uq_err(uq, ret);
@@ -1786,7 +1832,7 @@ static noinline_for_stack int kwq_ioc_done_get_one(struct kwq_ioc *c)
 				 &item, 1, &ctl);
 	a->done = done;
 	if (ret == 1)
-		kwq_rings_took(&c->uq->rings);
+		kwq_rings_disarm(&c->uq->rings, &c->kf->armed);
 	/* The key was not finished: nothing was taken (done reads 0). */
 	if (!done)
 		return kwq_uq_err(c->uq, ret);
@@ -1961,14 +2007,16 @@ static int kwq_ioc_shutdown(struct kwq_ioc *c)
 
 	if (a->flags & ~KWQ_SHUTDOWN_DRAIN || a->pad)
 		return -EINVAL;
-	/* Adds published before the shutdown are the queue's. */
+	/*
+	 * Adds published before the shutdown are the queue's. The status
+	 * page says so before a drain's wait, as the queue does.
+	 */
 	kwq_rings_pull(&c->uq->rings);
+	kwq_rings_set_status(&c->uq->rings, KWQ_STATUS_SHUTDOWN);
 	if (a->flags & KWQ_SHUTDOWN_DRAIN)
 		ret = kwq_shutdown_drain(c->uq->q);
 	else
 		ret = kwq_shutdown_sleep(c->uq->q);
-	if (!ret)
-		kwq_rings_set_status(&c->uq->rings, KWQ_STATUS_SHUTDOWN);
 	return kwq_uq_err(c->uq, ret);
 }
 
@@ -2156,10 +2204,12 @@ static int kwq_ioc_ring_setup(struct kwq_ioc *c)
 	ret = -EBUSY;
 	if (!c->kf->ring)
 		ret = kwq_ring_setup(&c->uq->rings, c->uq->q, c->kf,
+				     &c->kf->armed,
 				     user ? &user->budget : NULL, a, &ring);
-	/* Pairs with kwq_file_ring(). */
-	if (!ret)
+	if (!ret) {
+		/* Pairs with kwq_file_ring(): set up before it is seen. */
 		smp_store_release(&c->kf->ring, ring);
+	}
 	mutex_unlock(&c->kf->attach_lock);
 	/* The ring holds its own budget reference. */
 	kwq_budget_put(user ? &user->budget : NULL);
@@ -2170,6 +2220,7 @@ static int kwq_ioc_ring_setup(struct kwq_ioc *c)
 
 static struct kwq_ring *kwq_file_ring(struct kwq_file *kf)
 {
+	/* Pairs with kwq_ioc_ring_setup(). */
 	return smp_load_acquire(&kf->ring);
 }
 
@@ -2294,16 +2345,17 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 
 static __poll_t kwq_dev_poll(struct file *file, poll_table *wait)
 {
-	struct kwq_uq *uq = kwq_file_uq(file->private_data);
+	struct kwq_file *kf = file->private_data;
+	struct kwq_uq *uq = kwq_file_uq(kf);
 
 	if (IS_ERR(uq))
 		return PTR_ERR(uq) == -EIDRM ? EPOLLERR | EPOLLHUP : EPOLLERR;
 	poll_wait(file, kwq_get_waitqueue(uq->q), wait);
 	/*
-	 * A poller waits outside kwq: producers ring until a get takes a
-	 * key, and what they published before is pulled now.
+	 * A poller waits outside kwq: producers ring until this file takes
+	 * a key, and what they published before is pulled now.
 	 */
-	kwq_rings_arm(&uq->rings);
+	kwq_rings_arm(&uq->rings, &kf->armed);
 	return kwq_poll(uq->q);
 }
 
@@ -2350,12 +2402,8 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 			kwq_ring_release(&kf->uq->rings, kf->ring);
 		/* Leases end with the file: its keys go back to the queue. */
 		kwq_release_owner_sleep(kf->uq->q, kf);
-		/*
-		 * It may have been the getter the rings' producers counted on
-		 * (kwq_rings_took()): they ring again, and what they
-		 * published is pulled.
-		 */
-		kwq_rings_arm(&kf->uq->rings);
+		/* It waits for nothing any more. */
+		kwq_rings_disarm(&kf->uq->rings, &kf->armed);
 		kwq_uq_put(kf->uq);
 		/* Often the last process of a namespace exiting. */
 		kwq_ns_reap_kick();

@@ -2200,9 +2200,8 @@ void kwq_set_ready_mirror(struct kwq *q, u64 *mirror)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	q->ready_mirror = mirror;
-	if (mirror)
-		WRITE_ONCE(*mirror, q->nr_ready);
+	q->ready_mirror = mirror ?: &q->ready_sink;
+	WRITE_ONCE(*q->ready_mirror, q->nr_ready);
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
@@ -2402,6 +2401,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	refcount_set(&q->ref, 1);
 	INIT_LIST_HEAD(&q->registry);
 	q->anon = true;
+	q->ready_mirror = &q->ready_sink;
 	/* The queue's charges go back to @budget when it is freed. */
 	q->budget = budget;
 	if (budget)

@@ -286,8 +286,12 @@ struct kwq {
 	unsigned long nr_nodes;		/* all nodes in the hash */
 	unsigned long nr_items;		/* READY + WAITING + PROCESSING */
 	unsigned long nr_ready;
-	/* a status page's ready count (ring.c), kept equal to ->nr_ready */
+	/*
+	 * Kept equal to ->nr_ready: a status page's ready count (ring.c),
+	 * else ->ready_sink (a store costs less than a test and branch).
+	 */
 	u64 *ready_mirror;
+	u64 ready_sink;
 	unsigned long nr_waiting;
 	unsigned long nr_processing;
 	unsigned long nr_idle;

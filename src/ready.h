@@ -37,8 +37,7 @@
  */
 static __always_inline void kwq_ready_mirror(struct kwq *q)
 {
-	if (unlikely(q->ready_mirror))
-		WRITE_ONCE(*q->ready_mirror, q->nr_ready);
+	WRITE_ONCE(*q->ready_mirror, q->nr_ready);
 }
 
 static inline struct kwq_level *kwq_level_find(struct kwq *q, int prio)

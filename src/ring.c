@@ -58,8 +58,6 @@ static_assert(KWQ_RING_ARENA >=
 	      KWQ_SQE_INLINE + (KWQ_SQE_SLOTS_MAX - 1) * KWQ_SQE_SIZE);
 /* Keys a get takes per core call (its items are on the stack). */
 #define KWQ_RING_GET_ROUND	16
-/* Set in the status page's waiters by kwq_rings_arm(). */
-#define KWQ_RING_ARMED		0x80000000U
 
 enum kwq_slot_state { KWQ_SLOT_FREE, KWQ_SLOT_RESERVED, KWQ_SLOT_LEASED };
 
@@ -83,6 +81,7 @@ struct kwq_ring {
 	/* constant */
 	struct kwq *q;
 	void *owner;			/* the fd: its leases' owner */
+	unsigned long *armed;		/* the fd's, for kwq_rings_arm() */
 	struct mem_cgroup *memcg;	/* the setter's; NULL: none */
 	struct kwq_budget *budget;	/* a reference; NULL: none */
 	size_t charged;
@@ -151,6 +150,7 @@ static u32 kwq_ring_cq_room(struct kwq_ring *r)
 
 	if (r->closing)
 		return KWQ_RING_CHUNK;
+	/* Pairs with the process's release store of cq_head. */
 	head = smp_load_acquire(kwq_ring_u32(r->user, KWQ_RU_CQ_HEAD));
 	used = r->cq_tail - head + r->cq_reserved;
 	return used >= r->cq_entries ? 0 : r->cq_entries - used;
@@ -174,7 +174,9 @@ static void kwq_ring_post(struct kwq_ring *r, u32 index, u8 op, int res,
 /* The completions written, then the tail that shows them (release). */
 static void kwq_ring_publish(struct kwq_ring *r)
 {
+	/* Pairs with the process's acquire load of cq_tail. */
 	smp_store_release(kwq_ring_u32(r->kern, KWQ_RK_CQ_TAIL), r->cq_tail);
+	/* The slots before sq_head were copied out: the process may reuse them. */
 	smp_store_release(kwq_ring_u32(r->kern, KWQ_RK_SQ_HEAD), r->sq_head);
 }
 
@@ -198,7 +200,8 @@ static bool kwq_sqe_ok(const struct kwq_sqe *s)
 	case KWQ_SQE_ADD:
 		if (flags & ~add_flags ||
 		    (flags & KWQ_SQE_F_AFTER && flags & KWQ_SQE_F_RATE_LIMITED) ||
-		    (flags & KWQ_SQE_F_AFTER ? s->arg > S64_MAX : !!s->arg))
+		    (flags & KWQ_SQE_F_AFTER ? !s->arg || s->arg > S64_MAX :
+		     !!s->arg))
 			return false;
 		break;
 	case KWQ_SQE_DONE:
@@ -278,7 +281,8 @@ static u32 kwq_ring_parse(struct kwq_ring *r, u32 *avail, u32 max)
 		rec->lease_slot = s.lease_slot;
 		rec->arg = s.arg;
 		rec->value = 0;
-		r->sq_head += take;
+		/* Read without r->lock by kwq_rings_pull()'s peek. */
+		WRITE_ONCE(r->sq_head, r->sq_head + take);
 		*avail -= take;
 		n++;
 	}
@@ -474,10 +478,20 @@ static int kwq_ring_drain(struct kwq_ring *r, u32 max, bool *full)
 /* ------------------------------------------------------------------ */
 /* The queue's rings and its status page                               */
 
-void kwq_rings_init(struct kwq_rings *rs)
+int kwq_rings_init(struct kwq_rings *rs, bool status)
 {
+	struct page *page = NULL;
+
+	if (status) {
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			return -ENOMEM;
+	}
 	mutex_init(&rs->lock);
 	INIT_LIST_HEAD(&rs->list);
+	rs->status_page = page;
+	rs->status = page ? page_address(page) : NULL;
+	return 0;
 }
 
 void kwq_rings_free(struct kwq_rings *rs, struct kwq *q)
@@ -485,7 +499,8 @@ void kwq_rings_free(struct kwq_rings *rs, struct kwq *q)
 	WARN_ON_ONCE(!list_empty(&rs->list));
 	if (rs->status_page) {
 		/* The core writes the ready count there under its lock. */
-		kwq_set_ready_mirror(q, NULL);
+		if (rs->mirrored)
+			kwq_set_ready_mirror(q, NULL);
 		__free_page(rs->status_page);
 	}
 	mutex_destroy(&rs->lock);
@@ -499,12 +514,10 @@ void kwq_rings_set_status(struct kwq_rings *rs, u32 flags)
 	mutex_unlock(&rs->lock);
 }
 
+/* The waiters count; NULL for a queue without a status page. */
 static atomic_t *kwq_rings_waiters(struct kwq_rings *rs)
 {
-	/* Set once, under rs->lock, before the first ring is listed. */
-	struct kwq_ring_status *st = smp_load_acquire(&rs->status);
-
-	return st ? (atomic_t *)&st->waiters : NULL;
+	return rs->status ? (atomic_t *)&rs->status->waiters : NULL;
 }
 
 void kwq_rings_pull(struct kwq_rings *rs)
@@ -517,6 +530,10 @@ void kwq_rings_pull(struct kwq_rings *rs)
 	mutex_lock(&rs->lock);
 	/* Each ring at most one ring's worth: bounded by what it holds. */
 	list_for_each_entry(r, &rs->list, node) {
+		/* Nothing published since its last drain: not even its lock. */
+		if (READ_ONCE(*kwq_ring_u32(r->user, KWQ_RU_SQ_TAIL)) ==
+		    READ_ONCE(r->sq_head))
+			continue;
 		mutex_lock(&r->lock);
 		kwq_ring_drain(r, r->sq_entries, &full);
 		mutex_unlock(&r->lock);
@@ -537,6 +554,7 @@ bool kwq_rings_wait_begin(struct kwq_rings *rs)
 	if (!w)
 		return false;
 	atomic_inc(w);
+	/* B in rings.rst: waiters stored before any ring's tail is read. */
 	smp_mb__after_atomic();
 	kwq_rings_pull(rs);
 	return true;
@@ -548,25 +566,25 @@ void kwq_rings_wait_end(struct kwq_rings *rs, bool counted)
 		atomic_dec(kwq_rings_waiters(rs));
 }
 
-void kwq_rings_arm(struct kwq_rings *rs)
+void kwq_rings_arm(struct kwq_rings *rs, unsigned long *armed)
 {
 	atomic_t *w = kwq_rings_waiters(rs);
 
 	if (!w)
 		return;
-	if (!(atomic_read(w) & KWQ_RING_ARMED))
-		atomic_or(KWQ_RING_ARMED, w);
+	if (!test_bit(0, armed) && !test_and_set_bit(0, armed))
+		atomic_inc(w);
+	/* As in kwq_rings_wait_begin(): counted before the tails are read. */
 	smp_mb__after_atomic();
 	kwq_rings_pull(rs);
 }
 
-void kwq_rings_took(struct kwq_rings *rs)
+void kwq_rings_disarm(struct kwq_rings *rs, unsigned long *armed)
 {
 	atomic_t *w = kwq_rings_waiters(rs);
 
-	/* A getter is active: it pulls again before it waits. */
-	if (w && atomic_read(w) & KWQ_RING_ARMED)
-		atomic_andnot(KWQ_RING_ARMED, w);
+	if (w && test_bit(0, armed) && test_and_clear_bit(0, armed))
+		atomic_dec(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -638,24 +656,20 @@ static int kwq_ring_alloc(struct kwq_ring *r)
 	return 0;
 }
 
-/* The queue's status page, made by its first ring. Under rs->lock. */
-static int kwq_rings_status_make(struct kwq_rings *rs, struct kwq *q)
+/*
+ * Under rs->lock, for the queue's first ring: the core keeps the ready
+ * count in the status page from now on (queues without rings do not pay
+ * for the store).
+ */
+static void kwq_rings_mirror(struct kwq_rings *rs, struct kwq *q)
 {
-	struct page *page;
-
 	lockdep_assert_held(&rs->lock);
-	if (rs->status_page)
-		return 0;
-	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!page)
-		return -ENOMEM;
-	rs->status_page = page;
-	/* The page zeroed before anyone finds it (kwq_rings_waiters()). */
-	smp_store_release(&rs->status, page_address(page));
+	if (rs->mirrored)
+		return;
+	rs->mirrored = true;
 	if (kwq_shutting_down(q))
 		rs->status->flags |= KWQ_STATUS_SHUTDOWN;
 	kwq_set_ready_mirror(q, &rs->status->ready);
-	return 0;
 }
 
 static bool kwq_ring_size_ok(u32 n)
@@ -665,13 +679,15 @@ static bool kwq_ring_size_ok(u32 n)
 }
 
 int kwq_ring_setup(struct kwq_rings *rs, struct kwq *q, void *owner,
-		   struct kwq_budget *budget, struct kwq_ring_setup_args *a,
-		   struct kwq_ring **ringp)
+		   unsigned long *armed, struct kwq_budget *budget,
+		   struct kwq_ring_setup_args *a, struct kwq_ring **ringp)
 {
 	size_t usize, ksize;
 	struct kwq_ring *r;
 	int ret;
 
+	if (!rs->status)
+		return -EOPNOTSUPP;
 	if (!kwq_ring_size_ok(a->sq_entries) ||
 	    !kwq_ring_size_ok(a->cq_entries) ||
 	    a->lease_slots > KWQ_RING_LEASES_MAX || a->flags)
@@ -682,6 +698,7 @@ int kwq_ring_setup(struct kwq_rings *rs, struct kwq *q, void *owner,
 	mutex_init(&r->lock);
 	r->q = q;
 	r->owner = owner;
+	r->armed = armed;
 	r->sq_entries = a->sq_entries;
 	r->cq_entries = a->cq_entries;
 	r->nleases = a->lease_slots;
@@ -711,14 +728,10 @@ int kwq_ring_setup(struct kwq_rings *rs, struct kwq *q, void *owner,
 		goto out_free;
 
 	mutex_lock(&rs->lock);
-	ret = kwq_rings_status_make(rs, q);
-	if (!ret) {
-		list_add_tail(&r->node, &rs->list);
-		WRITE_ONCE(rs->nr, rs->nr + 1);
-	}
+	kwq_rings_mirror(rs, q);
+	list_add_tail(&r->node, &rs->list);
+	WRITE_ONCE(rs->nr, rs->nr + 1);
 	mutex_unlock(&rs->lock);
-	if (ret)
-		goto out_free;
 
 	a->user_size = usize;
 	a->kernel_size = ksize;
@@ -905,7 +918,7 @@ static int kwq_ring_get(struct kwq_rings *rs, struct kwq_ring *r,
 	if (waits)
 		counted = kwq_rings_wait_begin(rs);
 	else
-		kwq_rings_arm(rs);
+		kwq_rings_arm(rs, r->armed);
 	while (a->leased < a->get_max) {
 		left = a->leased >= want ? 0 : timeout;
 		if (left > 0 && a->leased) {
@@ -938,7 +951,7 @@ static int kwq_ring_get(struct kwq_rings *rs, struct kwq_ring *r,
 	}
 	kwq_rings_wait_end(rs, counted);
 	if (a->leased) {
-		kwq_rings_took(rs);
+		kwq_rings_disarm(rs, r->armed);
 		return 0;
 	}
 	return ret;

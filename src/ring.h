@@ -28,11 +28,14 @@ struct kwq_rings {
 	struct mutex lock;		/* ->list, ->status_page */
 	struct list_head list;		/* struct kwq_ring.node */
 	unsigned int nr;		/* listed; read without ->lock */
-	struct page *status_page;	/* NULL until the first ring */
+	/* constant: a user queue's status page; NULL: none, no rings */
+	struct page *status_page;
 	struct kwq_ring_status *status;	/* its kernel address */
+	bool mirrored;			/* the core keeps ->status->ready */
 };
 
-void kwq_rings_init(struct kwq_rings *rs);
+/* A queue's rings; with a status page (and so rings) if @status. */
+int kwq_rings_init(struct kwq_rings *rs, bool status);
 /* Once no ring is left: the status page goes (@q no longer mirrors). */
 void kwq_rings_free(struct kwq_rings *rs, struct kwq *q);
 /* Set KWQ_STATUS_* @flags in the status page, if there is one. */
@@ -52,16 +55,17 @@ void kwq_rings_pull(struct kwq_rings *rs);
 bool kwq_rings_wait_begin(struct kwq_rings *rs);
 void kwq_rings_wait_end(struct kwq_rings *rs, bool counted);
 /*
- * A getter that found nothing and will wait outside kwq (poll, epoll, a
- * nonblocking get's EAGAIN): producers ring until a getter takes a key
- * (kwq_rings_took()); then the rings pulled.
+ * A file whose getter may wait outside kwq (poll, epoll, a nonblocking
+ * get): counted in the waiters once (bit 0 of *@armed, the file's), then
+ * the rings pulled, until the file takes a key or closes (disarm): while
+ * counted, producers ring.
  */
-void kwq_rings_arm(struct kwq_rings *rs);
-void kwq_rings_took(struct kwq_rings *rs);
+void kwq_rings_arm(struct kwq_rings *rs, unsigned long *armed);
+void kwq_rings_disarm(struct kwq_rings *rs, unsigned long *armed);
 
 int kwq_ring_setup(struct kwq_rings *rs, struct kwq *q, void *owner,
-		   struct kwq_budget *budget, struct kwq_ring_setup_args *a,
-		   struct kwq_ring **ringp);
+		   unsigned long *armed, struct kwq_budget *budget,
+		   struct kwq_ring_setup_args *a, struct kwq_ring **ringp);
 int kwq_ring_mmap(struct kwq_rings *rs, struct kwq_ring *r,
 		  struct vm_area_struct *vma);
 /*

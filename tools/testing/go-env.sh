@@ -9,6 +9,12 @@
 # mode (GO111MODULE=off), GOPROXY=off, GOTOOLCHAIN=local, CGO_ENABLED=0:
 # the build reads nothing from the network and links static binaries.
 #
+# With KWQ_GO_MODULES=1 the build is in module mode instead, from
+# userspace/go/go.mod: a workspace ($KWQ_OUT/go/go.work) uses that module
+# and replaces every module an unpacked package holds (its go.mod's
+# "module" line) with the package's sources, so that the requirements of
+# go.mod resolve offline; run CMD in userspace/go.
+#
 # usage: go-env.sh CMD [ARG...]	(e.g. go-env.sh go build kwq.dev/kwq)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +55,26 @@ while read -r pkg _; do
 	gopath+=:$(fetch "$pkg")/usr/share/gocode
 done < <(awk '$1 ~ /^golang-.*-dev$/' "$KWQ_SID_PINS")
 
-export GOROOT=$root GOPATH=$gopath GO111MODULE=off GOTOOLCHAIN=local
+export GOROOT=$root GOPATH=$gopath GO111MODULE=off GOTOOLCHAIN=local GOWORK=off
+if [ "${KWQ_GO_MODULES:-0}" = 1 ]; then
+	work=$out/go.work
+	{
+		echo "go $gover"
+		echo "use $KWQ_ROOT/userspace/go"
+		echo "replace ("
+		IFS=: read -ra dirs <<<"${gopath#*:}"
+		for d in "${dirs[@]}"; do
+			find "$d" -name go.mod ! -path '*/_*' ! -path '*/testdata/*' | sort |
+				while read -r m; do
+					mod=$(awk '$1 == "module" { print $2; exit }' "$m")
+					echo "	$mod => $(dirname "$m")"
+				done
+		done
+		echo ")"
+	} >"$work.tmp"
+	mv "$work.tmp" "$work"
+	export GO111MODULE=on GOWORK=$work GOSUMDB=off
+fi
 # The build cache is content-addressed and safe to share: in $KWQ_CACHE
 # (beside the kernels), a fresh clone's first build reuses it.
 export GOPROXY=off GOFLAGS='' CGO_ENABLED=0 GOCACHE=$KWQ_CACHE/go-build GOTELEMETRY=off

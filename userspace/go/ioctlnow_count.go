@@ -43,5 +43,5 @@ func ioctlNow(fd int, req uintptr, arg unsafe.Pointer) error {
 
 // NewCounting is a Queue whose calls reach the stand-in above.
 func NewCounting() *Queue {
-	return &Queue{fd: -1, name: "kwqcount", onError: handler(nil)}
+	return &Queue{fd: -1, wake: -1, name: "kwqcount", onError: handler(nil)}
 }

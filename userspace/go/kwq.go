@@ -8,9 +8,12 @@
 //	q := workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{Name: "foo"})
 //	q, err := kwq.New(kwq.Config{Name: "foo", RateLimiter: kwq.DefaultControllerRateLimiter()})
 //
-// The queue lives in the kernel: other processes Open it by name, and a
-// process that dies hands the keys it was processing back to the queue.
-// Pure Go over the ioctls (golang.org/x/sys/unix), no cgo.
+// The queue lives in the kernel and outlives the processes that use it:
+// New opens the named queue if it exists (creates it otherwise), a
+// process that dies hands the keys it was processing back to the queue,
+// and ShutDown ends this Queue's use of it, not the queue: the next
+// process (a restarted controller) goes on with the keys left. Pure Go
+// over the ioctls (golang.org/x/sys/unix), no cgo.
 //
 // The methods of the client-go interface cannot return errors; they pass
 // them to Config.ErrorHandler. Each has a Try variant that returns them.
@@ -38,6 +41,10 @@ const DefaultDevice = "/dev/kwq"
 
 // ErrClosed: the Queue was closed by Close.
 var ErrClosed = errors.New("queue closed")
+
+// ErrConflict: New found the queue of its name with options that
+// conflict with its Config (see New for what it can compare).
+var ErrConflict = errors.New("queue exists with other options")
 
 // Error is the error of an operation on a queue.
 type Error struct {
@@ -84,6 +91,19 @@ type Config struct {
 type Queue struct {
 	fd   int
 	name string
+	// wake is an eventfd, readable once ShutDown was called: the Gets
+	// waiting in poll(2) on fd wake up for it (lifecycle.go).
+	wake int
+	// shut is this Queue's own shutdown: shutLocal, and shutDrain while
+	// a ShutDownWithDrain waits. Written under life.mu.
+	shut atomic.Uint32
+	// held counts the keys this Queue's Gets took and its Dones have not
+	// finished yet: what ShutDownWithDrain waits for.
+	held atomic.Int64
+	// notHeld counts the Dones of keys this Queue did not hold (client-go:
+	// a no-op), NotHeldDones.
+	notHeld atomic.Uint64
+	life    lifecycle
 	// state is stClosed and stGathered, written under after.mu: one
 	// load tells every call whether it has more to do than its own.
 	state   atomic.Uint32
@@ -211,13 +231,21 @@ func unnamedName() (string, error) {
 	return unnamedPrefix + hex.EncodeToString(b[:]), nil
 }
 
-// New creates the queue cfg.Name (EEXIST if the name is taken) and
-// attaches a new fd to it. With cfg.Name "" (client-go's unnamed queue)
-// it creates a queue of a generated unique name, "unnamed-" and 24 hex
-// digits, which Queue.Name tells; as any queue, it lasts until destroyed.
+// New attaches a new fd to the queue cfg.Name: it opens the queue if it
+// exists, else creates it with cfg's options (a create that finds the
+// name taken by a process that created it at the same time opens it). A
+// queue that exists is checked against cfg as far as the kernel tells
+// (KWQ_IOC_STATS; it does not report a queue's options): ErrConflict if
+// it has a dead set and cfg.MaxRetries is 0, ESHUTDOWN if it was shut
+// down queue-wide (ShutDownQueue). Its other options (rate limiters,
+// Mode, MaxItems, ProcessingTimeout, MaxDead) are those of its creator,
+// whatever cfg says. With cfg.Name "" (client-go's unnamed queue) it
+// creates a queue of a generated unique name, "unnamed-" and 24 hex
+// digits, which Queue.Name tells; as any queue, it lasts until
+// destroyed.
 func New(cfg Config) (*Queue, error) {
 	if cfg.Name != "" {
-		return create(cfg)
+		return create(cfg, false)
 	}
 	for i := 0; ; i++ {
 		name, err := unnamedName()
@@ -225,15 +253,19 @@ func New(cfg Config) (*Queue, error) {
 			return nil, &Error{Op: "create", Err: err}
 		}
 		cfg.Name = name
-		q, err := create(cfg)
+		q, err := create(cfg, true)
 		if i+1 == unnamedTries || !errors.Is(err, unix.EEXIST) {
 			return q, err
 		}
 	}
 }
 
-// create is New of a named queue.
-func create(cfg Config) (*Queue, error) {
+// openRaceTries is how often New creates again when the queue it found
+// (EEXIST) is gone by the time it opens it (ENOENT): destroyed between.
+const openRaceTries = 4
+
+// create is New of a named queue; exclusive: EEXIST if it exists.
+func create(cfg Config, exclusive bool) (*Queue, error) {
 	fail := func(err error) (*Queue, error) {
 		return nil, &Error{Op: "create", Queue: cfg.Name, Err: err}
 	}
@@ -265,21 +297,33 @@ func create(cfg Config) (*Queue, error) {
 		}
 		a.ProcessingTimeoutNs = ns
 	}
-	fd, err := openDev(cfg.Device)
-	if err != nil {
-		return fail(err)
-	}
-	pa := &a
-	if err := ioctl(fd, iocCreate, unsafe.Pointer(pa)); err != nil {
+	for i := 1; ; i++ {
+		fd, err := openDev(cfg.Device)
+		if err != nil {
+			return fail(err)
+		}
+		pa := &a
+		err = ioctl(fd, iocCreate, unsafe.Pointer(pa))
+		if err == nil {
+			return newQueue(fd, cfg.Name, cfg.ErrorHandler)
+		}
 		unix.Close(fd)
-		return fail(err)
+		if err != unix.EEXIST || exclusive {
+			return fail(err)
+		}
+		q, err := OpenDevice(cfg.Device, cfg.Name, cfg.ErrorHandler)
+		if err == nil {
+			return q.fits(cfg)
+		}
+		if !errors.Is(err, unix.ENOENT) || i == openRaceTries {
+			return nil, err
+		}
 	}
-	return &Queue{fd: fd, name: cfg.Name, onError: handler(cfg.ErrorHandler)}, nil
 }
 
 // Open attaches a new fd to the existing queue name, shared with the
-// processes that use it (ENOENT if there is none). errorHandler is as
-// Config.ErrorHandler.
+// processes that use it (ENOENT if there is none), whatever its options
+// and state. errorHandler is as Config.ErrorHandler.
 func Open(name string, errorHandler func(error)) (*Queue, error) {
 	return OpenDevice(DefaultDevice, name, errorHandler)
 }
@@ -290,10 +334,11 @@ func OpenDevice(dev, name string, errorHandler func(error)) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Queue{fd: fd, name: name, onError: handler(errorHandler)}, nil
+	return newQueue(fd, name, errorHandler)
 }
 
-// Destroy destroys the queue name: fds attached to it fail with EIDRM.
+// Destroy destroys the queue name, with the keys in it: fds attached to
+// it fail with EIDRM (their Gets return shutdown, Err tells EIDRM).
 func Destroy(name string) error {
 	fd, err := nameIoctl(DefaultDevice, "destroy", iocDestroy, name)
 	if err == nil {
@@ -335,6 +380,7 @@ func (q *Queue) Close() error {
 	q.state.Store(stClosed)
 	q.after.mu.Unlock()
 	q.reportAll(errs)
+	q.closeWake()
 	return unix.Close(q.fd)
 }
 
@@ -440,6 +486,9 @@ func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, fla
 	if err := q.enter(op, firstKey(keys)); err != nil {
 		return 0, err
 	}
+	if req == iocAdd && q.shut.Load() != 0 {
+		return 0, q.err(op, firstKey(keys), unix.ESHUTDOWN)
+	}
 	if len(keys) == 0 || len(keys) > BatchMax {
 		return 0, q.err(op, "", fmt.Errorf("%d keys, not 1..%d", len(keys), BatchMax))
 	}
@@ -535,6 +584,9 @@ func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags u
 	}
 	if err := validKey(key); err != nil {
 		return q.err(op, key, err)
+	}
+	if req == iocAdd && q.shut.Load() != 0 {
+		return q.err(op, key, unix.ESHUTDOWN)
 	}
 	ob := q.send.get()
 	n := putRec(ob.rec[:], key, prio)
@@ -672,12 +724,20 @@ func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
 // ENOENT if it is not processing, EPERM if another fd holds it, ESTALE if
 // its processing deadline passed and the queue took it back.
 func (q *Queue) TryDone(key string) error {
-	return q.keyIoctl("done", iocDone, key, 0, 0, 0, nil)
+	err := q.keyIoctl("done", iocDone, key, 0, 0, 0, nil)
+	if err != nil {
+		q.finished(0, err)
+	} else {
+		q.finished(1, nil)
+	}
+	return err
 }
 
 // DoneBatch finishes keys in one call, in order; see AddBatch.
 func (q *Queue) DoneBatch(keys []string) (int, error) {
-	return q.keysIoctl("done", iocDone, keys, 0, 0, 0, nil)
+	n, err := q.keysIoctl("done", iocDone, keys, 0, 0, 0, nil)
+	q.finished(n, err)
+	return n, err
 }
 
 // TryForget clears key's failure count (client-go Forget).
@@ -766,14 +826,18 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 	}
 	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&rb.b[dl]))), RecsLen: uint32(want - dl),
 		Max: uint32(max), ProcessingTimeoutNs: q.lease.Load()}
-	finished, op, err := doneGetIoctl(q.fd, a, timeout)
+	finished, op, err := q.doneGetIoctl(a, timeout)
 	if err != nil {
 		k := ""
 		if finished < len(done) {
 			k = done[finished]
 		}
-		return nil, q.err(op, k, err)
+		err = q.err(op, k, err)
+		q.finished(finished, err)
+		return nil, err
 	}
+	q.finished(finished, nil)
+	q.held.Add(int64(a.Get.Nr))
 	keys, err := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), make([]string, 0, a.Get.Nr))
 	if err != nil {
 		return keys, q.err(op, "", err)
@@ -794,17 +858,35 @@ const spinTries = 3
 // doneGetIoctl runs the DONE_GET (or, with nothing to finish, GET) of a
 // (a.Done and its get timeout zero) within timeout. The first tries take
 // what is ready without waiting (ioctlNow, see spinTries); only if none
-// found a key does a call wait. The keys a call finished stay finished
-// also when its get part fails (EAGAIN, EINTR): the calls after it only
-// get. Returns how many keys were finished and the name of the last
-// call. The first try is all a busy worker loop runs; the others are
-// doneGetAgain's.
-func doneGetIoctl(fd int, a *doneGetArgs, timeout time.Duration) (int, string, error) {
+// found a key does the call wait, in poll(2) on the queue's fd and on
+// q.wake, so that ShutDown ends the wait (ESHUTDOWN); each wake-up tries
+// again without waiting. The keys a call finished stay finished also when
+// its get part fails (EAGAIN): the calls after it only get. Once this
+// Queue is shut down, the keys are finished and the get is ESHUTDOWN.
+// Returns how many keys were finished and the name of the last call. The
+// first try is all a busy worker loop runs; the others are doneGetAgain's.
+func (q *Queue) doneGetIoctl(a *doneGetArgs, timeout time.Duration) (int, string, error) {
 	req, arg, op := doneGetReq(a)
-	if err := ioctlNow(fd, req, arg); err != nil {
-		return doneGetAgain(fd, a, timeout, op, err)
+	if q.shut.Load() != 0 {
+		return q.doneShut(a, op)
+	}
+	if err := ioctlNow(q.fd, req, arg); err != nil {
+		return q.doneGetAgain(a, timeout, op, err)
 	}
 	return int(a.Done), op, nil
+}
+
+// doneShut finishes a's keys with KWQ_IOC_DONE (a shut-down Queue takes
+// none) and returns ESHUTDOWN for its get.
+func (q *Queue) doneShut(a *doneGetArgs, op string) (int, string, error) {
+	if a.DoneNr == 0 {
+		return 0, op, unix.ESHUTDOWN
+	}
+	ka := &keysArgs{Recs: a.DoneRecs, RecsLen: a.DoneLen, Nr: a.DoneNr}
+	if err := ioctl(q.fd, iocDone, unsafe.Pointer(ka)); err != nil {
+		return int(ka.Done), op, err
+	}
+	return int(ka.Done), "get", unix.ESHUTDOWN
 }
 
 // doneGetReq is the call that a's next try makes, and its name.
@@ -816,53 +898,65 @@ func doneGetReq(a *doneGetArgs) (uintptr, unsafe.Pointer, string) {
 }
 
 // doneGetAgain goes on after doneGetIoctl's first try (op) failed with err.
-func doneGetAgain(fd int, a *doneGetArgs, timeout time.Duration, op string, err error) (int, string, error) {
+func (q *Queue) doneGetAgain(a *doneGetArgs, timeout time.Duration, op string, err error) (int, string, error) {
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
 	finished := int(a.Done)
-	for try := 0; ; {
-		again := (err == unix.EAGAIN && try <= spinTries && timeout != 0) || err == unix.EINTR
-		if !again {
+	for try := 0; ; try++ {
+		if err != unix.EINTR && (err != unix.EAGAIN || timeout == 0) {
 			return finished, op, err
 		}
 		if op == "done-get" && int(a.Done) == int(a.DoneNr) {
 			a.DoneNr, a.DoneLen, a.DoneRecs = 0, 0, 0
 		}
-		if err == unix.EAGAIN && try < spinTries {
-			runtime.Gosched()
+		if err == unix.EAGAIN {
+			if try < spinTries {
+				runtime.Gosched()
+			} else if err = q.waitReady(deadline); err != nil {
+				if a.DoneNr == 0 {
+					op = "get"
+				}
+				return finished, op, err
+			}
 		}
-		try++
 		var req uintptr
 		var arg unsafe.Pointer
 		req, arg, op = doneGetReq(a)
 		a.Done, a.Get.TimeoutNs = 0, 0
-		err = nil
-		if try <= spinTries || timeout == 0 {
-			err = ioctlNow(fd, req, arg)
-		} else {
-			a.Get.TimeoutNs = timeoutNs(timeout)
-			if timeout > 0 {
-				a.Get.TimeoutNs = max(int64(time.Until(deadline)), 1)
-			}
-			// Not ioctl(): its retry of EINTR would finish the keys again.
-			_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
-			if e != 0 {
-				err = e
-			}
-		}
+		err = ioctlNow(q.fd, req, arg)
 		if op == "done-get" {
 			finished += int(a.Done)
 		}
 	}
 }
 
-func timeoutNs(d time.Duration) int64 {
-	if d < 0 {
-		return -1
+// waitReady waits until the queue's fd is readable (a key is ready), hung
+// up (shut down, destroyed) or in error, or until deadline (zero: none;
+// ETIMEDOUT), or until ShutDown of this Queue (ESHUTDOWN).
+func (q *Queue) waitReady(deadline time.Time) error {
+	fds := [2]unix.PollFd{{Fd: int32(q.fd), Events: unix.POLLIN}, {Fd: int32(q.wake), Events: unix.POLLIN}}
+	for {
+		if q.shut.Load() != 0 {
+			return unix.ESHUTDOWN
+		}
+		ms := -1
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return unix.ETIMEDOUT
+			}
+			ms = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err := unix.Poll(fds[:], ms)
+		if err != nil && err != unix.EINTR {
+			return err
+		}
+		if n > 0 && fds[1].Revents == 0 && fds[0].Revents != 0 {
+			return nil
+		}
 	}
-	return int64(d)
 }
 
 // GetBatch takes up to max ready keys, waiting at most timeout for the
@@ -904,7 +998,7 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	}
 	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.out[0]))), RecsLen: recSizeMax,
 		Max: 1, ProcessingTimeoutNs: q.lease.Load()}
-	finished, op, err := doneGetIoctl(q.fd, a, timeout)
+	finished, op, err := q.doneGetIoctl(a, timeout)
 	var key string
 	switch {
 	case err != nil:
@@ -913,36 +1007,22 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 			k = done
 		}
 		err = q.err(op, k, err)
+		if finished == 0 && done != "" {
+			q.finished(0, err) // ESTALE: the lease is gone
+		}
 	case a.Get.Nr != 1 || int(a.Get.Used) > len(ob.out):
 		err = q.err(op, "", unix.EPROTO)
 	default:
+		q.held.Add(1)
 		if key, _, err = parseRec(ob.out[:a.Get.Used]); err != nil {
 			err = q.err(op, "", err)
 		}
 	}
+	if finished > 0 {
+		q.finished(finished, nil)
+	}
 	q.take.put(ob)
 	return key, err
-}
-
-// TryShutDown shuts the queue down (client-go ShutDown; with drain,
-// ShutDownWithDrain): adds fail with ESHUTDOWN, Get returns what is
-// ready, then ESHUTDOWN. With drain, it waits until no key is ready or
-// processing.
-func (q *Queue) TryShutDown(drain bool) error {
-	if err := q.enter("shutdown", ""); err != nil {
-		return err
-	}
-	rb := getBuf()
-	defer putBuf(rb)
-	a := (*shutdownArgs)(unsafe.Pointer(&rb.keys))
-	*a = shutdownArgs{}
-	if drain {
-		a.Flags = shutdownDrain
-	}
-	if err := ioctl(q.fd, iocShutdown, unsafe.Pointer(a)); err != nil {
-		return q.err("shutdown", "", err)
-	}
-	return nil
 }
 
 // Stats are the counters of the queue (KWQ_IOC_STATS).
@@ -1015,34 +1095,32 @@ func (q *Queue) Len() int {
 	return n
 }
 
-// Get waits for a key; shutdown is true once the queue is shut down and
-// nothing is ready (or on any other error, which goes to the
-// ErrorHandler), as client-go's Get.
+// Get waits for a key; shutdown is true once this Queue is shut down
+// (ShutDown), or the queue is (ShutDownQueue) and nothing is ready, as
+// client-go's Get. Any other error ends the Gets too (the queue
+// destroyed, the Queue closed): shutdown is true, and Err tells the
+// error, which also goes to the ErrorHandler.
 func (q *Queue) Get() (key string, shutdown bool) {
 	k, err := q.TryGet(Forever)
 	if err != nil {
 		if !errors.Is(err, unix.ESHUTDOWN) {
-			q.onError(err)
+			q.failed(err)
 		}
 		return "", true
 	}
 	return k, false
 }
 
-// Done is TryDone with the error to the ErrorHandler.
-func (q *Queue) Done(key string) { q.report(q.TryDone(key)) }
-
-// ShutDown is TryShutDown(false) with the error to the ErrorHandler.
-func (q *Queue) ShutDown() { q.report(q.TryShutDown(false)) }
-
-// ShutDownWithDrain is TryShutDown(true) with the error to the ErrorHandler.
-func (q *Queue) ShutDownWithDrain() { q.report(q.TryShutDown(true)) }
-
-// ShuttingDown reports whether the queue is shut down.
-func (q *Queue) ShuttingDown() bool {
-	s, err := q.Stats()
+// Done is TryDone with the error to the ErrorHandler; the Done of a key
+// this Queue does not hold (ENOENT, EPERM) is a no-op, as in client-go,
+// counted by NotHeldDones.
+func (q *Queue) Done(key string) {
+	err := q.TryDone(key)
+	if err != nil && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EPERM)) {
+		q.notHeld.Add(1)
+		return
+	}
 	q.report(err)
-	return s.ShuttingDown
 }
 
 // AddAfter is TryAddAfter with the error to the ErrorHandler; dropped
@@ -1050,7 +1128,7 @@ func (q *Queue) ShuttingDown() bool {
 // gathered and sent in batches (after.go, Flush), as client-go's AddAfter
 // also returns before its key is queued.
 func (q *Queue) AddAfter(key string, d time.Duration) {
-	if d >= afterGatherMin && validKey(key) == nil && q.gather(key, d) {
+	if d >= afterGatherMin && validKey(key) == nil && q.shut.Load() == 0 && q.gather(key, d) {
 		return
 	}
 	if err := q.TryAddAfter(key, d); err != nil && !errors.Is(err, unix.ESHUTDOWN) {

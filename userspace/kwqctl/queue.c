@@ -14,7 +14,7 @@
 enum {
 	CREATE_LIMITER, CREATE_MAX_WAIT, CREATE_MAX_ITEMS, CREATE_MODE,
 	CREATE_PROCESSING_TIMEOUT, CREATE_MAX_RETRIES, CREATE_MAX_DEAD,
-	CREATE_NR_OPTS
+	CREATE_EXIST_OK, CREATE_NR_OPTS
 };
 
 const struct cmd_opt create_opts[] = {
@@ -37,6 +37,9 @@ const struct cmd_opt create_opts[] = {
 	[CREATE_PROCESSING_TIMEOUT] = { "processing-timeout", 0, "DUR",
 		"a key processing longer is taken back and requeued\n"
 		"as a failure (1ms..365 days; default: never)" },
+	[CREATE_EXIST_OK] = { "exist-ok", 0, NULL,
+		"succeed if the queue exists: a restart's create\n"
+		"(its options stay the creator's, not compared)" },
 	[CREATE_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -46,6 +49,7 @@ struct create_args {
 	struct kwq_queue_opts q;
 	int nr_spec;		/* --limiter options given */
 	bool default_only;	/* the first was "default" */
+	bool exist_ok;		/* --exist-ok: EEXIST is success */
 };
 
 static int create_opt(void *st, int opt, const char *val)
@@ -106,19 +110,23 @@ static int create_opt(void *st, int opt, const char *val)
 			return -1;
 		c->q.processing_timeout_ns = ns;
 		return 0;
+	case CREATE_EXIST_OK:
+		c->exist_ok = true;
+		return 0;
 	}
 	return -1;
 }
 
 /* Create (@opts) or destroy (@opts NULL) the queue named by pos[0]. */
 static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
-			     const struct kwq_queue_opts *opts)
+			     const struct kwq_queue_opts *opts, bool exist_ok)
 {
 	int fd = open_dev(ctx), rc = EX_OK;
 
 	if (fd < 0)
 		return EX_ERR;
-	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0) {
+	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0 &&
+	    !(exist_ok && errno == EEXIST)) {
 		err_errno(errno, "queue %s", queue);
 		rc = EX_ERR;
 	}
@@ -136,7 +144,7 @@ int cmd_create(const struct cmd_ctx *ctx, int argc, char **argv)
 	/* A lone "default" leaves the choice to the kernel (nr_limits 0). */
 	if (c.default_only && c.nr_spec == 1)
 		c.q.nr_limits = 0;
-	return create_or_destroy(ctx, a.pos[0], &c.q);
+	return create_or_destroy(ctx, a.pos[0], &c.q, c.exist_ok);
 }
 
 int cmd_destroy(const struct cmd_ctx *ctx, int argc, char **argv)
@@ -145,7 +153,7 @@ int cmd_destroy(const struct cmd_ctx *ctx, int argc, char **argv)
 
 	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
 		return a.rc;
-	return create_or_destroy(ctx, a.pos[0], NULL);
+	return create_or_destroy(ctx, a.pos[0], NULL, false);
 }
 
 int cmd_list(const struct cmd_ctx *ctx, int argc, char **argv)

@@ -6,7 +6,8 @@
  * oversized batches. Every failure says how far the batch got and loses
  * nothing. DONE_GET finishes its last keys and takes the first in one
  * critical section: a done failing there, or before, takes nothing, and
- * keys it made ready but did not take wake other getters.
+ * keys it made ready but did not take wake other getters. A task killed
+ * during a batch stops between its chunks, with the first keys done.
  */
 #include "kwqtest.h"
 
@@ -130,6 +131,56 @@ static long processing(int fd)
 	return kwq_stats(fd, &st) ? -1 : (long)st.processing;
 }
 
+/*
+ * A child ADDs @big (distinct keys, each starting with its index) to a
+ * new queue and is killed (SIGKILL) @delay_us after it said it is about
+ * to. Returns the keys the queue then holds if they are the batch's
+ * first ones in order (what took effect before the kill), else -1.
+ */
+static long killed_add(const struct kwq_recbuf *big, long delay_us,
+		       void *out, size_t cap)
+{
+	char name[KWQ_NAME_LEN];
+	size_t used, off = 0, len;
+	const void *k;
+	unsigned int i;
+	int fd, p[2];
+	pid_t pid;
+	long n;
+	char c;
+
+	fd = kt_queue("batch-kill", NULL, name);
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int cfd = kt_attach(name);
+
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		kwq_add_batch(cfd, big, NULL, NULL);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		return -1;
+	close(p[0]);
+	if (delay_us)
+		usleep(delay_us);
+	kill(pid, SIGKILL);
+	kt_wait(pid);
+	n = kwq_get_batch(fd, out, cap, big->nr, 0, 0, &used);
+	if (n < 0 && errno == EAGAIN)
+		n = 0;
+	for (i = 0; n > 0 && i < (unsigned int)n; i++)
+		if (kwq_rec_next(out, used, &off, &k, &len, NULL) != 1 ||
+		    memcmp(k, &i, sizeof(i)))
+			n = -1;
+	kwq_destroy(fd, name);
+	close(fd);
+	return n;
+}
+
 int main(void)
 {
 	char name[KWQ_NAME_LEN], got[256];
@@ -144,7 +195,7 @@ int main(void)
 	char key[KWQ_KEY_LEN_MAX];
 	void *ro;
 
-	kt_setup("kwq_batch", 35, 120);
+	kt_setup("kwq_batch", 36, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -579,6 +630,39 @@ int main(void)
 
 	kwq_destroy(fd, name);
 	close(fd);
+
+	/*
+	 * A task killed during a batch stops between its chunks: what took
+	 * effect is the batch's first keys, none after them, none twice.
+	 * 4096 keys of 1024 bytes, the longest batch; the kill comes ever
+	 * later until one lands inside it (the code before stopping there
+	 * finished every batch it began).
+	 */
+	{
+		size_t cap = (size_t)KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX;
+		long delay = 0, got = 0, tries = 0;
+		void *out = malloc(cap);
+		unsigned int i;
+
+		kwq_recbuf_reset(&rb);
+		for (i = 0; i < KWQ_BATCH_MAX; i++) {
+			memset(key, 'k', sizeof(key));
+			memcpy(key, &i, sizeof(i));
+			kwq_recbuf_push(&rb, key, sizeof(key), 0);
+		}
+		while (out && rb.nr == KWQ_BATCH_MAX && tries < 12) {
+			delay = tries++ ? 250L << (tries - 2) : 0;
+			got = killed_add(&rb, delay, out, cap);
+			if (got < 0 || (got > 0 && got < KWQ_BATCH_MAX))
+				break;
+		}
+		ktap_check(got > 0 && got < KWQ_BATCH_MAX,
+			   "add_batch_killed_stops_between_chunks",
+			   "%ld of %u keys took effect (-1: not the first ones), "
+			   "killed %ld us after its start, try %ld", got,
+			   KWQ_BATCH_MAX, delay, tries);
+		free(out);
+	}
 	kwq_recbuf_free(&rb);
 	return ktap_end();
 }

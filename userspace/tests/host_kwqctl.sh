@@ -108,7 +108,7 @@ comp() {
 check completion_commands 0 test "$(comp "$K ")" = \
 	"create destroy list add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge batch"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
-	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --help"
+	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --exist-ok --help"
 check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"
 check completion_touch_options 0 test "$(comp "$K touch q --")" = "--processing-timeout --help"
 check completion_touch_no_option_value 0 test "$(comp "$K touch q --processing-timeout ")" = ""

@@ -9,7 +9,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 107 150
+ktap_begin kwq_kwqctl 108 150
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -63,6 +63,7 @@ Q=ctl-$$
 # --- create, list, add, len, get, done ------------------------------
 rc_is create 0 $K create $Q
 err_is create_existing_eexist 1 EEXIST $K create $Q
+rc_is create_existing_exist_ok 0 $K create $Q --exist-ok --max-items 7
 run $K list
 if [ $rc = 0 ] && grep -qx "$Q" $T/out; then pass list; else fail list "exit $rc: $(cat $T/out)"; fi
 rc_is add_three 0 $K add $Q a b c

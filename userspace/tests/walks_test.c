@@ -35,7 +35,9 @@
  * lines give the longest of all. With -x COMMAND, COMMAND (make check:
  * the fuzzer, every ioctl path with hostile arguments as root and other
  * users) runs once under each tracer after the walks, a case each, and
- * two more figures (load_*) give its longest sections. The guest needs a fine clock (the TSC:
+ * two more figures (load_*) give its longest sections. walks_test -B is
+ * such a load (big_batches(): the longest batch calls, 4096 keys of
+ * 1024 bytes in one call). The guest needs a fine clock (the TSC:
  * check.sh boots the latency VM with tsc=reliable): on jiffies the
  * tracers read in 4 ms steps. Runs as root, which no byte budget limits.
  */
@@ -477,24 +479,107 @@ static void run_load(unsigned int t)
 	}
 }
 
+/*
+ * -B: a load for -x of its own, the longest batch calls any user can
+ * make: KWQ_BATCH_MAX records of KWQ_KEY_LEN_MAX-byte keys (about 4 MiB
+ * to copy in, check, hash and copy into nodes) in one ADD, then GET of
+ * all, DONE of all in one call, ADD again, FORGET of all, GET of all,
+ * DONE_GET finishing all (its get part finds none), ADD again, REMOVE of
+ * all; @rounds times. 0 if every call handled every key.
+ */
+#define BIG_KEYS	KWQ_BATCH_MAX
+
+/*
+ * A call of big_batches() handled every key: @ret its return, *@n its
+ * count (read after the call: an argument of this function).
+ */
+static int big_ok(const char *what, long ret, const unsigned int *n)
+{
+	if (ret >= 0 && *n == BIG_KEYS)
+		return 1;
+	printf("%s: returned %ld, %u of %u keys: %s\n", what, ret, *n,
+	       BIG_KEYS, strerror(errno));
+	return 0;
+}
+
+/* GET of every key: kwq_get_batch(), its count at *@n. */
+static long big_get(int fd, void *buf, size_t cap, unsigned int *n)
+{
+	long r = kwq_get_batch(fd, buf, cap, BIG_KEYS, 0, 0, NULL);
+
+	*n = r > 0 ? (unsigned int)r : 0;
+	return r;
+}
+
+/* DONE_GET finishing every key, none left to take (EAGAIN). */
+static long big_done_get(int fd, const struct kwq_recbuf *rb, void *buf,
+			 size_t cap, unsigned int *done)
+{
+	long r = kwq_done_get(fd, rb, done, buf, cap, 1, 0, 0, 0, NULL);
+
+	return r < 0 && errno == EAGAIN ? 0 : -1;
+}
+
+static int big_batches(unsigned int rounds)
+{
+	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	size_t cap = (size_t)BIG_KEYS * KWQ_REC_SIZE_MAX;
+	unsigned int i, r, n = 0, none = BIG_KEYS;
+	char key[KWQ_KEY_LEN_MAX];
+	void *buf = malloc(cap);
+	int fd, ok = 1;
+
+	if (!buf)
+		return 1;
+	for (i = 0; i < BIG_KEYS; i++) {
+		memset(key, 'b', sizeof(key));
+		memcpy(key, &i, sizeof(i));
+		if (kwq_recbuf_push(&rb, key, sizeof(key), 0))
+			return 1;
+	}
+	fd = kt_queue("walks-big", NULL, NULL);
+	for (r = 0; r < rounds && ok; r++)
+		ok = big_ok("add", kwq_add_batch(fd, &rb, NULL, &n), &n) &&
+		     big_ok("get", big_get(fd, buf, cap, &n), &n) &&
+		     big_ok("done", kwq_done_batch(fd, &rb, &n), &n) &&
+		     big_ok("add", kwq_add_batch(fd, &rb, NULL, &n), &n) &&
+		     big_ok("forget", kwq_forget_batch(fd, &rb, &n), &n) &&
+		     big_ok("get", big_get(fd, buf, cap, &n), &n) &&
+		     big_ok("done_get", big_done_get(fd, &rb, buf, cap, &n),
+			    &n) &&
+		     big_ok("add", kwq_add_batch(fd, &rb, NULL, &n), &n) &&
+		     big_ok("remove", kwq_remove_batch(fd, &rb, &n), &n) &&
+		     big_ok("empty", kt_len(fd) ? -1 : 0, &none);
+	printf("%u rounds of %u keys of %u bytes: %s\n", rounds, BIG_KEYS,
+	       KWQ_KEY_LEN_MAX, ok ? "ok" : "failed");
+	close(fd);
+	kwq_recbuf_free(&rb);
+	free(buf);
+	return !ok;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, t;
 	char key[16];
-	int opt;
+	int opt, big = 0;
 
-	while ((opt = getopt(argc, argv, "n:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:x:B")) != -1) {
 		if (opt == 'n')
 			count = (unsigned int)strtoul(optarg, NULL, 0);
 		else if (opt == 'x')
 			load = optarg;
+		else if (opt == 'B')
+			big = 1;
 		else
 			count = 0;
 	}
 	if (!count || count > KWQ_MAX_DEAD) {
-		printf("usage: walks_test [-n 1..%u] [-x COMMAND]\n", KWQ_MAX_DEAD);
+		printf("usage: walks_test [-n 1..%u] [-x COMMAND] | -B\n", KWQ_MAX_DEAD);
 		return 2;
 	}
+	if (big)
+		return big_batches(2);
 	kt_setup("kwq_walks", 2 * 7 + (load ? 2 : 0), 1800);
 	printf("    # %u keys\n", count);
 	mount("tracefs", TRACING, "tracefs", 0, NULL);

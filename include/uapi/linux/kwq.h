@@ -603,9 +603,9 @@ struct kwq_sqe {
 
 #define KWQ_SQE_SIZE		64
 #define KWQ_SQE_INLINE		40
-#define KWQ_SQE_SLOTS(len)	(1 + ((len) > KWQ_SQE_INLINE ? \
-				 ((len) - KWQ_SQE_INLINE + KWQ_SQE_SIZE - 1) / \
-				 KWQ_SQE_SIZE : 0))
+/* Slots a record of a @len-byte key takes (1 for len 0..40). */
+#define KWQ_SQE_SLOTS(len)	(1 + ((len) + KWQ_SQE_SIZE - KWQ_SQE_INLINE - 1) / \
+				 KWQ_SQE_SIZE)
 #define KWQ_SQE_SLOTS_MAX	KWQ_SQE_SLOTS(KWQ_KEY_LEN_MAX)
 
 /* struct kwq_sqe.op */
@@ -650,6 +650,7 @@ struct kwq_cqe {
  * @gen: the lease's generation, never 0; 0 while the slot is free
  * @len: key length
  * @priority: the priority it was handed out with
+ * @pad: 0
  * @key: the key bytes
  *
  * Slots are KWQ_LEASE_SLOT_SIZE bytes apart. A slot is valid from its
@@ -670,7 +671,9 @@ struct kwq_lease_slot {
  * struct kwq_ring_status - the queue's status page, shared by its rings
  * @waiters: nonzero while a getter sleeps or may be about to (a
  *	producer that published records then rings KWQ_IOC_RING_ENTER)
+ * @pad: 0 (@waiters has its cache line alone)
  * @ready: keys ready now
+ * @pad2: 0
  * @flags: KWQ_STATUS_*
  */
 struct kwq_ring_status {

@@ -6,11 +6,16 @@
 // maxRetries). The queue is held as client-go's interface: only the
 // constructor is kwq's.
 //
-//	example [-queue NAME] [-workers N] [-keys N] [-v]
+//	example [-queue NAME] [-workers N] [-keys N] [-v] [-destroy]
 //
 // Every third key fails its first two reconciles; -v prints each failure,
 // its requeue with backoff and each success (make demo shows them). Exits 0 when every key
 // was reconciled exactly once.
+//
+// The queue outlives the process, as a controller's should: kwq.New
+// opens it if a previous run left it (creates it otherwise), and
+// ShutDownWithDrain ends this process's use of it, not the queue, so a
+// restart goes on with what is left. -destroy removes it at the end.
 package main
 
 import (
@@ -97,9 +102,9 @@ func main() {
 	workers := flag.Int("workers", 4, "worker goroutines")
 	nkeys := flag.Int("keys", 300, "keys to reconcile")
 	verbose := flag.Bool("v", false, "print every reconcile's outcome")
+	destroy := flag.Bool("destroy", false, "destroy the queue at the end")
 	flag.Parse()
 
-	kwq.Destroy(*name)
 	q, err := kwq.New(kwq.Config{Name: *name, RateLimiter: kwq.NewMaxOfRateLimiter(
 		kwq.NewItemExponentialFailureRateLimiter(baseDelay, maxDelay),
 		kwq.NewBucketRateLimiter(1000, 100))})
@@ -107,7 +112,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	defer kwq.Destroy(*name)
 	defer q.Close()
 
 	c := &controller{queue: q, attempts: map[string]int{}, reconciled: map[string]int{},
@@ -129,6 +133,11 @@ func main() {
 	c.left.Wait()
 	c.queue.ShutDownWithDrain()
 	wg.Wait()
+	if *destroy {
+		if err := kwq.Destroy(*name); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
 
 	bad := 0
 	for i := 0; i < *nkeys; i++ {

@@ -297,7 +297,9 @@ func testMaxWait() error {
 	return nil
 }
 
-func testDrain() error {
+// testDrainQueue: kwq's own drain, ShutDownQueue(true), waits for the
+// keys queued too.
+func testDrainQueue() error {
 	q, err := newQueue(nil)
 	if err != nil {
 		return err
@@ -308,14 +310,16 @@ func testDrain() error {
 	k, _ := q.Get()
 	returned := make(chan struct{})
 	go func() {
-		q.ShutDownWithDrain()
+		if err := q.ShutDownQueue(true); err != nil {
+			fmt.Printf("    # ShutDownQueue(true): %v\n", err)
+		}
 		close(returned)
 	}()
 	// b is still ready: the drain waits for it to be taken and done too.
 	time.Sleep(300 * time.Millisecond)
 	select {
 	case <-returned:
-		return errorf("ShutDownWithDrain returned while %q was processing", k)
+		return errorf("ShutDownQueue(true) returned while %q was processing", k)
 	default:
 	}
 	if !q.ShuttingDown() {
@@ -329,28 +333,32 @@ func testDrain() error {
 	time.Sleep(200 * time.Millisecond)
 	select {
 	case <-returned:
-		return errorf("ShutDownWithDrain returned while b was processing")
+		return errorf("ShutDownQueue(true) returned while b was processing")
 	default:
 	}
 	q.Done(k2)
 	select {
 	case <-returned:
 	case <-time.After(10 * time.Second):
-		return errorf("ShutDownWithDrain still waiting 10 s after the last Done")
+		return errorf("ShutDownQueue(true) still waiting 10 s after the last Done")
 	}
 	return nil
 }
 
-func testGetAfterShutdown() error {
+// testGetAfterShutdownQueue: after the queue-wide ShutDownQueue, Get
+// returns the keys ready, then shutdown; a blocked Get returns.
+func testGetAfterShutdownQueue() error {
 	q, err := newQueue(nil)
 	if err != nil {
 		return err
 	}
 	defer finish(q)
 	q.Add("a")
-	q.ShutDown()
+	if err := q.ShutDownQueue(false); err != nil {
+		return err
+	}
 	if !q.ShuttingDown() {
-		return errorf("ShuttingDown false after ShutDown")
+		return errorf("ShuttingDown false after ShutDownQueue")
 	}
 	if err := q.TryAdd("b"); !errors.Is(err, unix.ESHUTDOWN) ||
 		!strings.Contains(err.Error(), `"b"`) || !strings.Contains(err.Error(), q.Name()) {
@@ -370,17 +378,11 @@ func testGetAfterShutdown() error {
 		return err
 	}
 	defer finish(q2)
-	res := make(chan bool, 1)
-	go func() { _, shut := q2.Get(); res <- shut }()
-	time.Sleep(200 * time.Millisecond)
-	q2.ShutDown()
-	select {
-	case shut := <-res:
-		if !shut {
-			return errorf("blocked Get returned a key after ShutDown")
-		}
-	case <-time.After(10 * time.Second):
-		return errorf("a Get blocked before ShutDown still waits 10 s later")
+	if err := waitingGetEnds(q2, "ShutDownQueue", func() error { return q2.ShutDownQueue(false) }); err != nil {
+		return err
+	}
+	if err := q2.Err(); err != nil {
+		return errorf("Err after a shutdown: %v, want nil", err)
 	}
 	return nil
 }
@@ -450,8 +452,13 @@ func testBadInput() error {
 	if n := q.Len(); n != 1 {
 		return errorf("Len %d after rejected adds, want 1 (nothing changed)", n)
 	}
-	if _, err := kwq.New(kwq.Config{Name: q.Name()}); !errors.Is(err, unix.EEXIST) {
-		return errorf("create of a taken name: %v, want EEXIST", err)
+	// A taken name is opened (testLifecycle), but bad options are refused first.
+	if o, err := kwq.New(kwq.Config{Name: q.Name(), ProcessingTimeout: time.Nanosecond}); err == nil ||
+		!strings.Contains(err.Error(), "processing timeout") {
+		if o != nil {
+			o.Close()
+		}
+		return errorf("New of a taken name with a 1 ns processing timeout: %v, want refused", err)
 	}
 	if _, err := kwq.New(kwq.Config{Name: "bad/name"}); err == nil {
 		return errorf("create of bad/name succeeded")
@@ -736,7 +743,9 @@ func testTwoProcesses() error {
 		time.Sleep(time.Millisecond)
 		q.Done(k)
 	}
-	q.ShutDownWithDrain()
+	if err := q.ShutDownQueue(true); err != nil { // ends the child's Gets
+		return err
+	}
 	var theirs []string
 	for out.Scan() {
 		if f := strings.Fields(out.Text()); len(f) == 2 && f[0] == "key" {
@@ -820,30 +829,44 @@ func run(fn func() error) error {
 	}
 }
 
-// testDeadSet: a poison key dies after MaxRetries, is listed, inspected,
-// revived with its count reset; an unknown key is ENOENT.
-func testDeadSet() error {
-	seq++
-	name := fmt.Sprintf("gotest-%d-%d", os.Getpid(), seq)
-	kwq.Destroy(name)
-	q, err := kwq.New(kwq.Config{Name: name, MaxRetries: 1,
-		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)})
+// poisonedConfig is the Config of newPoisoned's queue.
+func poisonedConfig(name string) kwq.Config {
+	return kwq.Config{Name: name, MaxRetries: 1,
+		RateLimiter: kwq.NewItemExponentialFailureRateLimiter(time.Microsecond, time.Microsecond)}
+}
+
+// newPoisoned is a new queue of MaxRetries 1 whose key "poison" failed
+// twice: dead after its second failure.
+func newPoisoned(name string) (*kwq.Queue, error) {
+	q, err := kwq.New(poisonedConfig(name))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer finish(q)
 	q.Add("poison")
 	for i := 0; i < 2; i++ {
 		k, err := q.TryGet(5 * time.Second)
 		if err != nil || k != "poison" {
-			return errorf("get %d: %q %v", i, k, err)
+			finish(q)
+			return nil, errorf("get %d: %q %v", i, k, err)
 		}
 		d, err := q.TryAddRateLimited(k)
 		if err != nil || (i == 1) != (d == kwq.DelayDead) {
-			return errorf("failure %d: delay %v, %v", i, d, err)
+			finish(q)
+			return nil, errorf("failure %d: delay %v, %v", i, d, err)
 		}
 		q.Done(k)
 	}
+	return q, nil
+}
+
+// testDeadSet: a poison key dies after MaxRetries, is listed, inspected,
+// revived with its count reset; an unknown key is ENOENT.
+func testDeadSet() error {
+	q, err := newPoisoned(freshName())
+	if err != nil {
+		return err
+	}
+	defer finish(q)
 	dead, err := q.DeadKeys()
 	if err != nil || len(dead) != 1 || dead[0].Key != "poison" || dead[0].Failures != 2 ||
 		dead[0].State != kwq.Dead {
@@ -1151,6 +1174,9 @@ func main() {
 	if len(os.Args) == 4 && os.Args[1] == "child" {
 		child(os.Args[2], os.Args[3])
 	}
+	if len(os.Args) == 4 && os.Args[1] == "controller" {
+		controllerMain(os.Args[2], os.Args[3])
+	}
 	add("dedup: a key queued twice is taken once", testDedup)
 	add("processing/dirty: an add while processing queues at Done", testDirty)
 	add("FIFO: keys come out in add order", testFIFO)
@@ -1160,8 +1186,8 @@ func main() {
 	add("rate limiter: max-of delays as client-go's", testMaxOf)
 	add("rate limiter: bucket burst, then 1/qps apart", testBucket)
 	add("rate limiter: max wait caps the delay", testMaxWait)
-	add("ShutDownWithDrain waits for processing keys", testDrain)
-	add("Get after ShutDown: ready keys, then shutdown", testGetAfterShutdown)
+	add("ShutDownQueue(true) waits for processing and queued keys", testDrainQueue)
+	add("Get after ShutDownQueue: ready keys, then shutdown", testGetAfterShutdownQueue)
 	add("batches and priorities: AddBatch, GetBatch, DoneGet, Stats", testBatchPriority)
 	add("bad input: clear errors, nothing changed", testBadInput)
 	add("two processes share one queue", testTwoProcesses)
@@ -1174,6 +1200,13 @@ func main() {
 	add("AddAfter gathers: ordered before later calls, sent at Close, refusals named", testAddAfterGather)
 	add("long keys: a 317-byte namespace/name and a 1024-byte key everywhere, 1025 refused", testLongKeys)
 	add("Name \"\": a generated unique name, as client-go's unnamed queue", testUnnamed)
+	add("lifecycle: New opens the queue it finds, ShutDown is this Queue's, ShutDownQueue the queue's", testLifecycle)
+	add("New checks what the kernel tells of the queue it finds; concurrent News attach to one queue", testNewFits)
+	add("a controller SIGKILLed in its reconciles and its drain, and stopped cleanly, restarts: every key once at a time, none lost", testControllerRestart)
+	add("Done of a key not held: a no-op, counted, not reported (client-go)", testDoneNotHeld)
+	add("ShutDown during ShutDownWithDrain ends it, nothing reported (client-go)", testShutDownInDrain)
+	add("ShutDownWithDrain waits for the keys processing, not those queued (client-go)", testDrainQueued)
+	add("a Get ended by a destroyed queue: shutdown, and Err tells EIDRM", testGetLostQueue)
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {

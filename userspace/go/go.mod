@@ -1,0 +1,16 @@
+module kwq.dev/kwq
+
+go 1.26.0
+
+require (
+	golang.org/x/sys v0.49.0
+	k8s.io/client-go v0.36.4
+)
+
+require (
+	github.com/go-logr/logr v1.4.4 // indirect
+	golang.org/x/time v0.16.0 // indirect
+	k8s.io/apimachinery v0.36.4 // indirect
+	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
+)
