@@ -20,8 +20,11 @@
 # KWQ_BENCH_SCALE_MAX (1000000), KWQ_BENCH_TIMER_ITEMS,
 # KWQ_BENCH_MEM_ITEMS, KWQ_BENCH_GO_ITEMS (200000: Go pipeline keys),
 # KWQ_BENCH_GO_AFTER (1000000: Go AddAfter calls), KWQ_BENCH_SUITES
-# (subset of "throughput hotkey user scaling timer memory go"), KWQ_BENCH_KARGS (kwq_bench.ko parameters,
-# e.g. diag=1), KWQ_BENCH_ARGS (kernel command line), KWQ_BENCH_UPDATE_DOC=1 (rewrite the table in
+# (subset of "throughput hotkey user scaling timer memory go"),
+# KWQ_BENCH_UIMPLS (the user suite's kwq shapes: a subset of "kwq_single
+# kwq_batch kwq_ring kwq_ring_batch"; mqueue always runs), KWQ_BENCH_KARGS (kwq_bench.ko parameters,
+# e.g. diag=1), KWQ_BENCH_INSNPROF=1 (also count guest instructions per
+# key through the rings: guest_instr_ring_add_get_done), KWQ_BENCH_ARGS (kernel command line), KWQ_BENCH_UPDATE_DOC=1 (rewrite the table in
 # Documentation/benchmarks.rst).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -39,6 +42,7 @@ go_items=${KWQ_BENCH_GO_ITEMS:-200000}
 go_after=${KWQ_BENCH_GO_AFTER:-1000000}
 timeout=${KWQ_BENCH_TIMEOUT:-1800}
 suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory go} "
+uimpls=${KWQ_BENCH_UIMPLS:-}
 kargs=${KWQ_BENCH_KARGS:-}	# extra kwq_bench.ko parameters, e.g. diag=1
 start=$(date +%s)
 
@@ -47,7 +51,7 @@ need_pkgs "${KWQ_PKGS_BUILD[@]}" "${KWQ_PKGS_VM[@]}" "${KWQ_PKGS_STOCK612[@]}" \
 
 mkdir -p "$out"
 out=$(realpath "$out")
-rm -f "$out"/vm.log "$out"/host.log "$out"/*.csv "$out"/table.* "$out"/scaling.* \
+rm -f "$out"/vm.log "$out"/host.log "$out"/insn.log "$out"/*.csv "$out"/table.* "$out"/scaling.* \
 	"$out"/ratios.* "$out"/targets.txt
 
 bench_build "$out"
@@ -74,20 +78,22 @@ while [ \$r -le $reps ]; do
 	case "$suites" in *" hotkey "*) bench_k suite=hotkey rep=\$r items=$hot_items $kargs ;; esac
 	# Rotate the order of the userspace runs from one repetition to the next.
 	case \$((r % 3)) in
-	0) order="kwq_single kwq_batch mqueue" ;;
-	1) order="mqueue kwq_single kwq_batch" ;;
-	2) order="kwq_batch mqueue kwq_single" ;;
+	0) order="kwq_single kwq_batch kwq_ring kwq_ring_batch mqueue" ;;
+	1) order="mqueue kwq_single kwq_ring kwq_batch kwq_ring_batch" ;;
+	2) order="kwq_batch kwq_ring_batch mqueue kwq_ring kwq_single" ;;
 	esac
 	case "$suites" in *" user "*) ;; *) order= ;; esac
+	# KWQ_BENCH_UIMPLS: only these userspace shapes (mqueue, their peer,
+	# always runs).
+	case "$uimpls" in ?*) order="mqueue $uimpls" ;; esac
 	for impl in \$order; do
-		if [ \$impl = kwq_batch ]; then
-			bench_u throughput \$impl $ubitems \$r
-		else
-			bench_u throughput \$impl $uitems \$r
-		fi
+		case \$impl in
+		kwq_batch|kwq_ring_batch) bench_u throughput \$impl $ubitems \$r ;;
+		*) bench_u throughput \$impl $uitems \$r ;;
+		esac
 	done
 	case "$suites" in *" user "*)
-		for impl in kwq_single kwq_batch mqueue; do
+		for impl in \$order; do
 			bench_u phases \$impl $uitems \$r
 		done ;;
 	esac
@@ -130,6 +136,18 @@ if [[ "$suites" == *" go "* ]]; then
 	done
 fi
 
+# Guest instructions per key through the rings (add + get + done),
+# counted exactly by insnprof.sh's TCG plugin in two more boots.
+if [ "${KWQ_BENCH_INSNPROF:-}" = 1 ]; then
+	say "guest instructions per key, rings (insnprof.sh, two boots)"
+	KWQ_INSNPROF_OUT="$out/insnprof" "$KWQ_ROOT/tools/bench/insnprof.sh" \
+		20000 40000 /kwq/kwq_ubench phases kwq_ring '{N}' 1 >"$out/insnprof.log" 2>&1 ||
+		die "insnprof.sh failed (log: $out/insnprof.log)"
+	insn=$(sed -n 's/^guest instructions per operation: \([0-9.]*\).*/\1/p' \
+		"$out/insnprof/report.txt")
+	echo "RESULT suite=insn impl=kwq_ring rep=1 instr=$insn" >"$out/insn.log"
+fi
+
 machine="host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 machine+=" ($(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo));"
 machine+=" guest: Debian $(basename "$BENCH_IMAGE" | sed 's/^vmlinuz-//'),"
@@ -137,13 +155,15 @@ machine+=" QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).
 machine+="; host load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 logs=("$out/vm.log")
 [ -f "$out/host.log" ] && logs+=("$out/host.log")
+[ -f "$out/insn.log" ] && logs+=("$out/insn.log")
 python3 "$KWQ_ROOT/tools/bench/report.py" --out "$out" --machine "$machine" \
 	--reps "$reps" "${logs[@]}"
 if grep -qE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" "$out/host.log" 2>/dev/null; then
 	grep -hE '^BENCH-ERROR|RESULT .*(error=|errors=[1-9])' "$out/vm.log" "$out/host.log" 2>/dev/null >&2
 	die "some benchmark runs failed (console: $out/vm.log)"
 fi
-grep -q BENCH-END "$out/vm.log" || die "the VM did not finish (console: $out/vm.log)"
+# At the start of a line: the plan, echoed on the console, has it too.
+grep -q '^BENCH-END' "$out/vm.log" || die "the VM did not finish (console: $out/vm.log)"
 [ "$vm_rc" = 0 ] || die "the VM failed (console: $out/vm.log)"
 
 if [ -f "$out/scaling.gp" ]; then

@@ -3,13 +3,25 @@
  * kwq_ubench: userspace benchmarks of /dev/kwq against POSIX mqueue, run
  * inside the benchmark VM by tools/bench/bench.sh.
  *
- *   kwq_ubench throughput kwq_single|kwq_batch|mqueue ITEMS REP
+ *   kwq_ubench throughput kwq_single|kwq_batch|mqueue|kwq_ring|kwq_ring_batch
+ *	ITEMS REP
  *	one producer process and one consumer process move ITEMS 16-byte
  *	keys; timed from "go" until both have exited. kwq_single: one add
  *	per key, and a worker loop of one done+get call (KWQ_IOC_DONE_GET)
  *	per key: two system calls per item, as mqueue. kwq_batch: 64 keys
  *	per add, and one done+get call per 64 keys (min_nr 64).
  *	mqueue: mq_send / mq_receive of the same 16 bytes.
+ *	kwq_ring: the producer adds through its ring (libkwq's kwq_ring_add():
+ *	no system call while the worker is busy, one doorbell when it
+ *	sleeps); the worker's loop is one DONE_LEASE record and one
+ *	KWQ_IOC_RING_ENTER (submit + get, one key) per key. kwq_ring_batch:
+ *	64 records per publish, 64 done records and a get of 64 (min 64,
+ *	10 ms) per enter. The producer's ring holds RING_SQ records that
+ *	count against the depth bound: the queue's max_items is
+ *	MQ_DEPTH - RING_SQ, and the producer waits (as mq_send would) while
+ *	the status page's ready count leaves no room for a full ring more.
+ *	An add refused at the bound comes back as an ENOSPC completion and
+ *	is added again (enospc= counts them).
  *	The kwq queue is created with max_items = MQ_DEPTH, the depth of the
  *	mqueue: the same bound (counting keys ready and processing). mq_send
  *	blocks on a full mqueue; kwq_add fails with ENOSPC instead, so the
@@ -18,7 +30,7 @@
  *	needs to drain a full queue) and the retries are reported (enospc=).
  *	A batch add that stops at the bound is resumed from the first key
  *	that did not go in.
- *   kwq_ubench phases kwq_single|kwq_batch|mqueue ITEMS REP
+ *   kwq_ubench phases kwq_single|kwq_batch|mqueue|kwq_ring|kwq_ring_batch ITEMS REP
  *	one process: all ITEMS puts, then all takes, each side timed (the
  *	cost per item without contention; mqueue: ITEMS <= 65536). Both
  *	queues are ITEMS deep (kwq: max_items = ITEMS).
@@ -51,16 +63,25 @@
 #define KEY_LEN		16
 #define MQ_DEPTH	4096
 
-enum impl { KWQ_SINGLE, KWQ_BATCH, MQUEUE };
+/* The producer's submission ring (16-byte keys: one slot a record). */
+#define RING_SQ		1024
 
-static const char *const impl_names[] = { "kwq_single", "kwq_batch", "mqueue" };
+enum impl { KWQ_SINGLE, KWQ_BATCH, MQUEUE, KWQ_RING, KWQ_RING_BATCH, NR_IMPLS };
+
+static const char *const impl_names[] = {
+	"kwq_single", "kwq_batch", "mqueue", "kwq_ring", "kwq_ring_batch",
+};
 
 /* Counters the child processes report back (shared anonymous memory). */
 struct shared {
 	unsigned long enospc;	/* producer adds refused at max_items */
+	unsigned long doorbells; /* producer publishes that rang */
+	int consumer_done;	/* the consumer took every key */
 };
 
 static struct shared *shared;
+/* kwq_ubench phases: one process, no consumer running beside the producer */
+static int phases;
 
 static void die(const char *what)
 {
@@ -101,11 +122,10 @@ static int open_queue(void)
  * the consumer takes a message, yield, then sleep 20 us, 40 us, ... 1 ms
  * until the add goes in. @tries counts the refusals of this add.
  */
-static void full_backoff(unsigned int tries)
+static void backoff(unsigned int tries)
 {
 	struct timespec ts = { 0, 0 };
 
-	shared->enospc++;
 	if (!tries) {
 		sched_yield();
 		return;
@@ -114,6 +134,136 @@ static void full_backoff(unsigned int tries)
 	if (ts.tv_nsec > 1000000L)
 		ts.tv_nsec = 1000000L;
 	nanosleep(&ts, NULL);
+}
+
+/* One refusal of an add: count it, back off. */
+static void full_backoff(unsigned int tries)
+{
+	shared->enospc++;
+	backoff(tries);
+}
+
+static int is_ring(enum impl impl)
+{
+	return impl == KWQ_RING || impl == KWQ_RING_BATCH;
+}
+
+/* The producer's ring: which key each slot held, the adds refused. */
+struct ring_prod {
+	struct kwq_ring *ring;
+	uint64_t slot_key[RING_SQ];
+	uint64_t *retry;	/* appended to by ring_prod_cqe() */
+	uint64_t *again;	/* what ring_prod_retry() adds again */
+	unsigned long nr_retry;
+};
+
+/* An error completion: ENOSPC at the bound means add the key again. */
+static void ring_prod_cqe(void *arg, const struct kwq_cqe *cqe)
+{
+	struct ring_prod *rp = arg;
+
+	if (cqe->op != KWQ_SQE_ADD || cqe->res != -ENOSPC) {
+		fprintf(stderr, "kwq_ubench: ring completion op %u res %d\n",
+			cqe->op, cqe->res);
+		exit(1);
+	}
+	rp->retry[rp->nr_retry++] = rp->slot_key[cqe->index % RING_SQ];
+	shared->enospc++;
+}
+
+static void ring_prod_one(struct ring_prod *rp, uint64_t idx)
+{
+	unsigned char key[KEY_LEN];
+	uint32_t index;
+
+	make_key(key, idx);
+	if (kwq_ring_prep(rp->ring, KWQ_SQE_ADD, 0, key, KEY_LEN, 0, 0,
+			  &index))
+		die("kwq_ring_prep");
+	rp->slot_key[index % RING_SQ] = idx;
+}
+
+static void ring_prod_publish(struct ring_prod *rp)
+{
+	int r = kwq_ring_publish(rp->ring);
+
+	if (r < 0)
+		die("kwq_ring_publish");
+	shared->doorbells += r;
+}
+
+/*
+ * Add again the keys refused at the bound (read from the completions),
+ * backing off as the ioctl producer does; with @until_consumed, until the
+ * consumer took every key (a refusal can come back until then).
+ */
+static void ring_prod_retry(struct ring_prod *rp, int until_consumed)
+{
+	unsigned int tries = 0;
+	unsigned long i, n;
+
+	for (;;) {
+		kwq_ring_reap(rp->ring, NULL, 0);
+		if (!rp->nr_retry) {
+			if (!until_consumed ||
+			    __atomic_load_n(&shared->consumer_done,
+					    __ATOMIC_ACQUIRE))
+				return;
+			/* the last records drained, or refusals to come */
+			if (kwq_ring_submit(rp->ring))
+				die("kwq_ring_submit");
+			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+			continue;
+		}
+		backoff(tries++);	/* the refusals were counted */
+		/* Adding them may read completions: new refusals append. */
+		n = rp->nr_retry;
+		memcpy(rp->again, rp->retry, n * sizeof(*rp->again));
+		rp->nr_retry = 0;
+		for (i = 0; i < n; i++)
+			ring_prod_one(rp, rp->again[i]);
+		ring_prod_publish(rp);
+	}
+}
+
+static void produce_ring(enum impl impl, unsigned long items, int phases)
+{
+	struct ring_prod *rp = calloc(1, sizeof(*rp));
+	unsigned long i, j, per = impl == KWQ_RING_BATCH ? BATCH : 1;
+	unsigned int tries;
+	int fd = open_queue();
+
+	if (!rp)
+		die("calloc");
+	rp->retry = calloc(items, sizeof(*rp->retry));
+	rp->again = calloc(items, sizeof(*rp->again));
+	if (!rp->retry || !rp->again || kwq_ring_setup(fd, RING_SQ, RING_SQ, 0, &rp->ring))
+		die("kwq_ring_setup");
+	kwq_ring_set_callback(rp->ring, ring_prod_cqe, rp);
+	for (i = 0; i < items; i += j) {
+		/*
+		 * Where mq_send would block: keys ready (the status page, no
+		 * system call) and what the ring may hold within the bound,
+		 * so that an add is seldom refused (and added again).
+		 */
+		for (tries = 0; !phases && kwq_ring_ready(rp->ring) + RING_SQ +
+		     per > MQ_DEPTH - RING_SQ; tries++)
+			backoff(tries);
+		for (j = 0; j < per && i + j < items; j++)
+			ring_prod_one(rp, i + j);
+		ring_prod_publish(rp);
+		/* Refusals at the bound come back here: back off at once. */
+		kwq_ring_reap(rp->ring, NULL, 0);
+		if (rp->nr_retry)
+			ring_prod_retry(rp, 0);
+	}
+	ring_prod_retry(rp, !phases);
+	if (kwq_ring_free(rp->ring))
+		die("kwq_ring_free");
+	free(rp->retry);
+	free(rp->again);
+	free(rp);
+	close(fd);
 }
 
 static void produce(enum impl impl, unsigned long items)
@@ -178,7 +328,56 @@ static void produce(enum impl impl, unsigned long items)
 				die("mq_send");
 		}
 		break;
+	case KWQ_RING:
+	case KWQ_RING_BATCH:
+		produce_ring(impl, items, phases);
+		break;
+	default:
+		break;
 	}
+}
+
+/*
+ * The ring worker: finish the leases held and take the next keys, one
+ * RING_ENTER a cycle (one key, or up to 64 waiting 10 ms for 64).
+ */
+static void consume_ring(enum impl impl, unsigned long items)
+{
+	static struct kwq_ring_lease l[BATCH];
+	unsigned int per = impl == KWQ_RING_BATCH ? BATCH : 1;
+	int64_t timeout = per > 1 ? 10000000 : -1;
+	struct kwq_ring *ring;
+	struct kwq_cqe cqe;
+	unsigned long got = 0;
+	int fd = open_queue(), n = 0;
+
+	if (kwq_ring_setup(fd, 4 * BATCH, 2 * BATCH, per, &ring))
+		die("kwq_ring_setup");
+	while (got < items) {
+		n = kwq_ring_done_get(ring, l, (unsigned int)n, l, per, per,
+				      timeout);
+		if (n < 0 && errno == ETIMEDOUT) {
+			n = 0;
+			continue;
+		}
+		if (n < 0)
+			die("kwq_ring_done_get");
+		got += n;
+	}
+	__atomic_store_n(&shared->consumer_done, 1, __ATOMIC_RELEASE);
+	while (n > 0)
+		if (kwq_ring_done_lease(ring, &l[--n]))
+			die("kwq_ring_done_lease");
+	if (kwq_ring_submit(ring))
+		die("kwq_ring_submit");
+	if (kwq_ring_reap(ring, &cqe, 1)) {
+		fprintf(stderr, "kwq_ubench: worker completion op %u res %d\n",
+			cqe.op, cqe.res);
+		exit(1);
+	}
+	if (kwq_ring_free(ring))
+		die("kwq_ring_free");
+	close(fd);
 }
 
 static void consume(enum impl impl, unsigned long items)
@@ -242,6 +441,12 @@ static void consume(enum impl impl, unsigned long items)
 			got++;
 		}
 		break;
+	case KWQ_RING:
+	case KWQ_RING_BATCH:
+		consume_ring(impl, items);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -267,7 +472,10 @@ static int throughput(enum impl impl, unsigned long items, unsigned int rep)
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	struct mq_attr attr = { .mq_maxmsg = MQ_DEPTH, .mq_msgsize = KEY_LEN };
 	/* The same depth bound as the mqueue. */
-	struct kwq_queue_opts qopts = { .max_items = MQ_DEPTH };
+	struct kwq_queue_opts qopts = {
+		/* the producer's ring holds the rest of the bound */
+		.max_items = is_ring(impl) ? MQ_DEPTH - RING_SQ : MQ_DEPTH,
+	};
 	int ready[2], go[2], st, fd = -1, ok = 1;
 	pid_t cons, prod;
 	uint64_t t0, t1;
@@ -291,6 +499,8 @@ static int throughput(enum impl impl, unsigned long items, unsigned int rep)
 			die("kwq_create");
 	}
 	shared->enospc = 0;
+	shared->doorbells = 0;
+	shared->consumer_done = 0;
 	if (pipe(ready) || pipe(go))
 		die("pipe");
 	cons = spawn(consume, impl, items, ready[1], go[0]);
@@ -317,9 +527,12 @@ static int throughput(enum impl impl, unsigned long items, unsigned int rep)
 		fprintf(stderr, "kwq_ubench: %s: a child failed\n", impl_names[impl]);
 		return 1;
 	}
-	printf("RESULT suite=user impl=%s rep=%u items=%lu ns=%llu depth=%d enospc=%lu\n",
+	printf("RESULT suite=user impl=%s rep=%u items=%lu ns=%llu depth=%d enospc=%lu",
 	       impl_names[impl], rep, items, (unsigned long long)(t1 - t0),
 	       MQ_DEPTH, shared->enospc);
+	if (is_ring(impl))
+		printf(" doorbells=%lu", shared->doorbells);
+	printf("\n");
 	return 0;
 }
 
@@ -459,13 +672,14 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "throughput")) {
 		items = strtoul(argv[3], NULL, 0);
 		rep = strtoul(argv[4], NULL, 0);
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < NR_IMPLS; i++)
 			if (!strcmp(argv[2], impl_names[i]))
 				return throughput(i, items, rep);
 	} else if (argc == 5 && !strcmp(argv[1], "phases")) {
 		items = strtoul(argv[3], NULL, 0);
 		rep = strtoul(argv[4], NULL, 0);
-		for (i = 0; i < 3; i++)
+		phases = 1;
+		for (i = 0; i < NR_IMPLS; i++)
 			if (!strcmp(argv[2], impl_names[i]))
 				return run_phases(i, items, rep);
 	} else if (argc == 4 && !strcmp(argv[1], "memory")) {
@@ -474,7 +688,8 @@ int main(int argc, char **argv)
 		return run_memory(items, rep);
 	}
 	fprintf(stderr, "usage: kwq_ubench throughput|phases IMPL ITEMS REP\n"
-		"       (IMPL: kwq_single, kwq_batch or mqueue)\n"
+		"       (IMPL: kwq_single, kwq_batch, mqueue, kwq_ring or\n"
+		"       kwq_ring_batch)\n"
 		"       kwq_ubench memory ITEMS REP\n");
 	return 2;
 }

@@ -151,6 +151,9 @@ TARGETS = [
     ("kernel_hotkey_vs_wq", (">=", 1.0)),
     ("user_worker_vs_mqueue", (">=", 1.0)),
     ("user_batch64_vs_mqueue", (">=", 5.0)),
+    ("user_ring_worker_vs_mqueue", (">=", 3.0)),
+    ("user_ring_batch64_vs_mqueue", (">=", 5.0)),
+    ("guest_instr_ring_add_get_done", ("<=", 1300)),
     ("scaling_add_1e6_over_1e3", ("<=", 2.0)),
     ("scaling_getdone_1e6_over_1e3", ("<=", 2.0)),
     ("scaling_addafter_1e6_over_1e3", ("<=", 2.0)),
@@ -238,9 +241,10 @@ def build(rows):
                     "distinct" if suite == "throughput" else "hot keys",
                     impl, peer))
 
-    u = {i: tput("user", i, "items") for i in ("kwq_single", "kwq_batch", "mqueue")}
+    uimpls = ("kwq_single", "kwq_batch", "kwq_ring", "kwq_ring_batch")
+    u = {i: tput("user", i, "items") for i in uimpls + ("mqueue",)}
     enospc = []
-    for i in ("kwq_single", "kwq_batch"):
+    for i in uimpls:
         e = Stat(int(v["enospc"]) for v in by_rep(rows, suite="user", impl=i).values()
                  if "enospc" in v)
         if e:
@@ -255,8 +259,36 @@ def build(rows):
         "mqueue", Stat(u["mqueue"].values()),
         ratio_stat(u["kwq_batch"], u["mqueue"]), "user_batch64_vs_mqueue",
         short="user: kwq_batch / mqueue")
+    bells = []
+    for i in ("kwq_ring", "kwq_ring_batch"):
+        d = by_rep(rows, suite="user", impl=i)
+        b = Stat(int(v["doorbells"]) for v in d.values() if "doorbells" in v)
+        if b:
+            bells.append("%s %s of %s" % (i, fmt_num(b.med), next(
+                v["items"] for v in d.values())))
+    for impl, label, tname in (
+            ("kwq_ring", "userspace worker, ring (single-op)",
+             "user_ring_worker_vs_mqueue"),
+            ("kwq_ring_batch", "userspace batched (64), ring",
+             "user_ring_batch64_vs_mqueue")):
+        if u[impl]:
+            add(label, "items/s", Stat(u[impl].values()), "mqueue",
+                Stat(u["mqueue"].values()), ratio_stat(u[impl], u["mqueue"]),
+                tname, short="user: %s / mqueue" % impl,
+                note=("producer publishes that rang the doorbell, a getter"
+                      " waiting (median): " + ", ".join(bells))
+                if impl == "kwq_ring" and bells else "")
+    insn = by_rep(rows, suite="insn", impl="kwq_ring")
+    if insn:
+        ic = Stat(float(v["instr"]) for v in insn.values())
+        add("guest instructions per key, ring add+get+done", "instr", ic, "",
+            None, None, "guest_instr_ring_add_get_done", value=ic.med,
+            unit_goal="", lower_better=True,
+            note="tools/bench/insnprof.sh, kwq_ubench phases kwq_ring;"
+            " mqueue send + receive: about 2570")
 
-    for impl, label in (("kwq_single", "single-op"), ("kwq_batch", "batched")):
+    for impl, label in (("kwq_single", "single-op"), ("kwq_batch", "batched"),
+                        ("kwq_ring", "ring"), ("kwq_ring_batch", "ring batched")):
         for side, what in (("put_ns", "add"), ("take_ns", "get+done")):
             def cost(i):
                 return {rep: int(v[side]) / int(v["items"])
@@ -385,7 +417,7 @@ def target_lines(figs):
         if v is None:
             measured, met = "n/a", "missed"
         else:
-            measured = ("%.0f" % v) if tname == "bytes_per_item" else ("%.2f" % v)
+            measured = ("%.0f" % v) if isinstance(goal, int) else ("%.2f" % v)
             met = "met" if goal_met(tname, v) else "missed"
         goal_s = "%s%s" % (op, goal if isinstance(goal, int) else "%.1f" % goal)
         out.append("target %s %s %s %s" % (tname, measured, goal_s, met))

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "libkwq.h"
@@ -941,4 +943,566 @@ KWQ_PUBLIC int kwq_format_limiter(char *buf, size_t size,
 	default:
 		return snprintf(buf, size, "unknown(%u)", (unsigned int)l->type);
 	}
+}
+
+/* --- rings -------------------------------------------------------------- */
+
+#define KWQ_RING_DEFAULT_ENTRIES	256
+
+/* A leased key the kernel announced and the caller has not been handed. */
+struct kwq_ring_held {
+	uint32_t slot;
+	uint64_t gen;
+};
+
+struct kwq_ring {
+	int fd;
+	unsigned int sq_entries, cq_entries, lease_slots;
+	uint32_t tail;		/* written up to here, published or not */
+	uint32_t head;		/* the kernel's sq_head as last read */
+	void *user, *kernel, *status_map;
+	size_t user_size, kernel_size, status_size;
+	uint32_t *sq_tail, *cq_head;
+	unsigned char *sqes;
+	const uint32_t *sq_head, *cq_tail, *ring_flags;
+	const struct kwq_cqe *cqes;
+	const unsigned char *leases;
+	const struct kwq_ring_status *status;
+	uint64_t processing_ns;
+	kwq_ring_cqe_fn fn;
+	void *fn_arg;
+	/* leases announced, FIFO of lease_slots */
+	struct kwq_ring_held *held;
+	unsigned int held_first, held_nr;
+	/* completions kept for kwq_ring_reap(), FIFO of cq_entries */
+	struct kwq_cqe *kept;
+	unsigned int kept_first, kept_nr;
+};
+
+static int ring_size_ok(unsigned int n)
+{
+	return n >= KWQ_RING_ENTRIES_MIN && n <= KWQ_RING_ENTRIES_MAX &&
+	       !(n & (n - 1));
+}
+
+static void ring_unmap(struct kwq_ring *r)
+{
+	if (r->user)
+		munmap(r->user, r->user_size);
+	if (r->kernel)
+		munmap(r->kernel, r->kernel_size);
+	if (r->status_map)
+		munmap(r->status_map, r->status_size);
+	free(r->held);
+	free(r->kept);
+	free(r);
+}
+
+/* mmap() one region; NULL (errno set) on failure. */
+static void *ring_map(int fd, size_t size, int prot, off_t off)
+{
+	void *p = mmap(NULL, size, prot, MAP_SHARED, fd, off);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Whether @off .. @off + @len lies in a region of @size bytes. */
+static int ring_off_ok(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+KWQ_PUBLIC int kwq_ring_setup(int fd, unsigned int sq_entries,
+			      unsigned int cq_entries,
+			      unsigned int lease_slots, struct kwq_ring **ring)
+{
+	struct kwq_ring_setup_args a;
+	struct kwq_ring *r;
+	int err;
+
+	if (!sq_entries)
+		sq_entries = KWQ_RING_DEFAULT_ENTRIES;
+	if (!cq_entries)
+		cq_entries = KWQ_RING_DEFAULT_ENTRIES;
+	if (!ring || !ring_size_ok(sq_entries) || !ring_size_ok(cq_entries) ||
+	    lease_slots > KWQ_RING_LEASES_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sq_entries = sq_entries;
+	a.cq_entries = cq_entries;
+	a.lease_slots = lease_slots;
+	if (ioctl(fd, KWQ_IOC_RING_SETUP, &a) < 0)
+		return -1;
+	/* The offsets are the kernel's: check them against the sizes. */
+	if (!ring_off_ok(a.sq_tail_off, 4, a.user_size) ||
+	    !ring_off_ok(a.cq_head_off, 4, a.user_size) ||
+	    !ring_off_ok(a.sqes_off, (uint64_t)sq_entries * KWQ_SQE_SIZE,
+			 a.user_size) ||
+	    !ring_off_ok(a.sq_head_off, 4, a.kernel_size) ||
+	    !ring_off_ok(a.cq_tail_off, 4, a.kernel_size) ||
+	    !ring_off_ok(a.ring_flags_off, 4, a.kernel_size) ||
+	    !ring_off_ok(a.cqes_off,
+			 (uint64_t)cq_entries * sizeof(struct kwq_cqe),
+			 a.kernel_size) ||
+	    !ring_off_ok(a.leases_off,
+			 (uint64_t)lease_slots * KWQ_LEASE_SLOT_SIZE,
+			 a.kernel_size) ||
+	    a.status_size < sizeof(struct kwq_ring_status)) {
+		errno = EPROTO;
+		return -1;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -1;
+	r->fd = fd;
+	r->sq_entries = sq_entries;
+	r->cq_entries = cq_entries;
+	r->lease_slots = lease_slots;
+	r->user_size = a.user_size;
+	r->kernel_size = a.kernel_size;
+	r->status_size = a.status_size;
+	r->held = calloc(lease_slots ? lease_slots : 1, sizeof(*r->held));
+	r->kept = calloc(cq_entries, sizeof(*r->kept));
+	r->user = ring_map(fd, a.user_size, PROT_READ | PROT_WRITE,
+			   KWQ_RING_OFF_USER);
+	r->kernel = ring_map(fd, a.kernel_size, PROT_READ, KWQ_RING_OFF_KERNEL);
+	r->status_map = ring_map(fd, a.status_size, PROT_READ,
+				 KWQ_RING_OFF_STATUS);
+	if (!r->held || !r->kept || !r->user || !r->kernel || !r->status_map) {
+		err = errno;
+		ring_unmap(r);
+		errno = err;
+		return -1;
+	}
+	r->sq_tail = (uint32_t *)((char *)r->user + a.sq_tail_off);
+	r->cq_head = (uint32_t *)((char *)r->user + a.cq_head_off);
+	r->sqes = (unsigned char *)r->user + a.sqes_off;
+	r->sq_head = (const uint32_t *)((char *)r->kernel + a.sq_head_off);
+	r->cq_tail = (const uint32_t *)((char *)r->kernel + a.cq_tail_off);
+	r->ring_flags = (const uint32_t *)((char *)r->kernel +
+					   a.ring_flags_off);
+	r->cqes = (const struct kwq_cqe *)((char *)r->kernel + a.cqes_off);
+	r->leases = (const unsigned char *)r->kernel + a.leases_off;
+	r->status = r->status_map;
+	r->tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED);
+	r->head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+	*ring = r;
+	return 0;
+}
+
+KWQ_PUBLIC int kwq_ring_fd(const struct kwq_ring *ring)
+{
+	return ring->fd;
+}
+
+KWQ_PUBLIC void kwq_ring_set_callback(struct kwq_ring *ring,
+				      kwq_ring_cqe_fn fn, void *arg)
+{
+	ring->fn = fn;
+	ring->fn_arg = arg;
+}
+
+KWQ_PUBLIC void kwq_ring_set_processing_timeout(struct kwq_ring *ring,
+						uint64_t processing_ns)
+{
+	ring->processing_ns = processing_ns;
+}
+
+/*
+ * Read the completion ring: leases go to the held FIFO, the rest to the
+ * callback or the kept FIFO. Stops early (leaving completions for the
+ * kernel to count as not free) when the kept FIFO is full. Returns
+ * whether it read up to the tail it saw.
+ */
+static int ring_read_cq(struct kwq_ring *r)
+{
+	uint32_t head = *r->cq_head;
+	uint32_t tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+	const struct kwq_cqe *c;
+	struct kwq_cqe cqe;
+	unsigned int i;
+
+	if (head == tail)
+		return 1;
+	for (; head != tail; head++) {
+		c = &r->cqes[head & (r->cq_entries - 1)];
+		memcpy(&cqe, c, sizeof(cqe));
+		if (cqe.op == KWQ_CQE_LEASE) {
+			/* held never overflows: a lease takes a free slot */
+			if (cqe.index >= r->lease_slots ||
+			    r->held_nr >= r->lease_slots)
+				continue;
+			i = (r->held_first + r->held_nr++) % r->lease_slots;
+			r->held[i].slot = cqe.index;
+			r->held[i].gen = cqe.value;
+		} else if (r->fn) {
+			r->fn(r->fn_arg, &cqe);
+		} else if (r->kept_nr < r->cq_entries) {
+			i = (r->kept_first + r->kept_nr++) % r->cq_entries;
+			r->kept[i] = cqe;
+		} else {
+			break;
+		}
+	}
+	__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+	return head == tail;
+}
+
+KWQ_PUBLIC unsigned int kwq_ring_reap(struct kwq_ring *ring,
+				      struct kwq_cqe *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	ring_read_cq(ring);
+	while (n < max && ring->kept_nr) {
+		out[n++] = ring->kept[ring->kept_first];
+		ring->kept_first = (ring->kept_first + 1) % ring->cq_entries;
+		ring->kept_nr--;
+	}
+	/* Room again: the completions that did not fit. */
+	if (n)
+		ring_read_cq(ring);
+	return n;
+}
+
+static int ring_enter(struct kwq_ring *r, unsigned int flags,
+		      unsigned int get_max, unsigned int get_min,
+		      int64_t timeout_ns)
+{
+	struct kwq_ring_enter_args a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.get_max = get_max;
+	a.get_min = get_min;
+	a.timeout_ns = timeout_ns;
+	/* A get's only: a submit alone takes none (EINVAL). */
+	if (flags & KWQ_ENTER_GET)
+		a.processing_timeout_ns = r->processing_ns;
+	ret = ioctl(r->fd, KWQ_IOC_RING_ENTER, &a);
+	return ret < 0 ? -1 : 0;
+}
+
+static void ring_store_tail(struct kwq_ring *r)
+{
+	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
+}
+
+/*
+ * KWQ_ENTER_SUBMIT. EBUSY (the completion ring full, records left) is
+ * not the end: read the completions (to the callback or the kept FIFO)
+ * and ring again, as long as that made room.
+ */
+static int ring_doorbell(struct kwq_ring *r)
+{
+	uint32_t head;
+
+	for (;;) {
+		if (!ring_enter(r, KWQ_ENTER_SUBMIT, 0, 0, 0))
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		head = *r->cq_head;
+		ring_read_cq(r);
+		if (*r->cq_head == head) {
+			errno = EBUSY;
+			return -1;
+		}
+	}
+}
+
+KWQ_PUBLIC int kwq_ring_publish(struct kwq_ring *ring)
+{
+	ring_store_tail(ring);
+	/*
+	 * Order the tail's store before the load of waiters, as the getter
+	 * orders its store of waiters before its load of our tail: one of
+	 * the two sees the other (Documentation/rings.rst, "Waking").
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&ring->status->waiters, __ATOMIC_RELAXED))
+		return 0;
+	return ring_doorbell(ring) ? -1 : 1;
+}
+
+KWQ_PUBLIC int kwq_ring_submit(struct kwq_ring *ring)
+{
+	ring_store_tail(ring);
+	return ring_doorbell(ring);
+}
+
+KWQ_PUBLIC int kwq_ring_free(struct kwq_ring *ring)
+{
+	int ret;
+
+	if (!ring)
+		return 0;
+	ret = ring->tail != __atomic_load_n(ring->sq_head, __ATOMIC_ACQUIRE) ?
+	      kwq_ring_submit(ring) : 0;
+	ring_unmap(ring);
+	return ret;
+}
+
+/*
+ * Wait until @nslots slots are free: publish what is written and ring the
+ * doorbell so the kernel consumes it; completions are read between tries
+ * (the kernel leaves records that must complete in place while the
+ * completion ring is full: EBUSY).
+ */
+static int ring_make_room(struct kwq_ring *r, unsigned int nslots)
+{
+	uint32_t head;
+	int all;
+
+	for (;;) {
+		head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+		/*
+		 * The kernel posts a record's completion before it moves
+		 * sq_head past it. Read the completions now, so that each is
+		 * handed over before its ring position (which names the
+		 * record) is written again; kept ones not reaped: EBUSY.
+		 */
+		all = ring_read_cq(r);
+		if (r->sq_entries - (r->tail - head) >= nslots) {
+			if (!all) {
+				errno = EBUSY;
+				return -1;
+			}
+			r->head = head;
+			return 0;
+		}
+		if (__atomic_load_n(r->ring_flags, __ATOMIC_ACQUIRE) &
+		    KWQ_RING_F_BROKEN) {
+			errno = EIO;
+			return -1;
+		}
+		if (kwq_ring_submit(r))
+			return -1;
+		if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == head)
+			sched_yield();
+	}
+}
+
+KWQ_PUBLIC int kwq_ring_prep(struct kwq_ring *ring, unsigned int op,
+			     unsigned int flags, const void *key, size_t len,
+			     int priority, uint64_t arg, uint32_t *index)
+{
+	unsigned int nslots, mask = ring->sq_entries - 1, i;
+	const unsigned char *k = key;
+	struct kwq_sqe *sqe;
+	unsigned char *slot;
+	size_t n, off;
+
+	switch (op) {
+	case KWQ_SQE_ADD:
+	case KWQ_SQE_DONE:
+	case KWQ_SQE_FORGET:
+	case KWQ_SQE_REMOVE:
+		if (!key || len < 1 || len > KWQ_KEY_LEN_MAX) {
+			errno = EINVAL;
+			return -1;
+		}
+		break;
+	case KWQ_SQE_DONE_LEASE:
+	case KWQ_SQE_NOP:
+		len = 0;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (flags > 0xff) {
+		errno = EINVAL;
+		return -1;
+	}
+	nslots = KWQ_SQE_SLOTS(len);
+	if (ring->sq_entries - (ring->tail - ring->head) < nslots &&
+	    ring_make_room(ring, nslots))
+		return -1;
+	sqe = (struct kwq_sqe *)(ring->sqes + (ring->tail & mask) * KWQ_SQE_SIZE);
+	sqe->op = (__u8)op;
+	sqe->flags = (__u8)flags;
+	sqe->nslots = (__u16)nslots;
+	sqe->len = (__u32)len;
+	sqe->priority = op == KWQ_SQE_ADD ? priority : 0;
+	sqe->lease_slot = op == KWQ_SQE_DONE_LEASE ? (__u32)priority : 0;
+	sqe->arg = arg;
+	n = len < KWQ_SQE_INLINE ? len : KWQ_SQE_INLINE;
+	memcpy(sqe->key, k, n);
+	memset(sqe->key + n, 0, KWQ_SQE_INLINE - n);
+	for (off = n, i = 1; i < nslots; i++, off += n) {
+		slot = ring->sqes + ((ring->tail + i) & mask) * KWQ_SQE_SIZE;
+		n = len - off < KWQ_SQE_SIZE ? len - off : KWQ_SQE_SIZE;
+		memcpy(slot, k + off, n);
+		memset(slot + n, 0, KWQ_SQE_SIZE - n);
+	}
+	if (index)
+		*index = ring->tail;
+	ring->tail += nslots;
+	return 0;
+}
+
+/* One record, published. */
+static int ring_one(struct kwq_ring *r, unsigned int op, unsigned int flags,
+		    const void *key, size_t len, int priority, uint64_t arg)
+{
+	if (kwq_ring_prep(r, op, flags, key, len, priority, arg, NULL))
+		return -1;
+	return kwq_ring_publish(r) < 0 ? -1 : 0;
+}
+
+KWQ_PUBLIC int kwq_ring_add(struct kwq_ring *ring, const void *key,
+			    size_t len, int priority)
+{
+	return ring_one(ring, KWQ_SQE_ADD, 0, key, len, priority, 0);
+}
+
+KWQ_PUBLIC int kwq_ring_add_after(struct kwq_ring *ring, const void *key,
+				  size_t len, int64_t after_ns)
+{
+	if (after_ns <= 0)
+		return kwq_ring_add(ring, key, len, 0);
+	return ring_one(ring, KWQ_SQE_ADD, KWQ_SQE_F_AFTER, key, len, 0,
+			(uint64_t)after_ns);
+}
+
+KWQ_PUBLIC int kwq_ring_add_rate_limited(struct kwq_ring *ring,
+					 const void *key, size_t len)
+{
+	return ring_one(ring, KWQ_SQE_ADD, KWQ_SQE_F_RATE_LIMITED, key, len,
+			0, 0);
+}
+
+KWQ_PUBLIC int kwq_ring_done(struct kwq_ring *ring, const void *key,
+			     size_t len)
+{
+	return ring_one(ring, KWQ_SQE_DONE, 0, key, len, 0, 0);
+}
+
+KWQ_PUBLIC int kwq_ring_forget(struct kwq_ring *ring, const void *key,
+			       size_t len)
+{
+	return ring_one(ring, KWQ_SQE_FORGET, 0, key, len, 0, 0);
+}
+
+KWQ_PUBLIC int kwq_ring_remove(struct kwq_ring *ring, const void *key,
+			       size_t len)
+{
+	return ring_one(ring, KWQ_SQE_REMOVE, 0, key, len, 0, 0);
+}
+
+/* The DONE_LEASE record of @l, not published. */
+static int ring_prep_done_lease(struct kwq_ring *r,
+				const struct kwq_ring_lease *l)
+{
+	if (l->slot >= r->lease_slots || !l->gen || l->slot > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* kwq_ring_prep() carries the slot in @priority for this op. */
+	return kwq_ring_prep(r, KWQ_SQE_DONE_LEASE, 0, NULL, 0, (int)l->slot,
+			     l->gen, NULL);
+}
+
+KWQ_PUBLIC int kwq_ring_done_lease(struct kwq_ring *ring,
+				   const struct kwq_ring_lease *lease)
+{
+	if (ring_prep_done_lease(ring, lease))
+		return -1;
+	return kwq_ring_publish(ring) < 0 ? -1 : 0;
+}
+
+/* Hand out up to @max held leases into @out: their number. */
+static unsigned int ring_hand_out(struct kwq_ring *r,
+				  struct kwq_ring_lease *out, unsigned int max)
+{
+	const struct kwq_lease_slot *ls;
+	struct kwq_ring_held h;
+	unsigned int n = 0;
+	uint32_t len;
+
+	while (n < max && r->held_nr) {
+		h = r->held[r->held_first];
+		r->held_first = (r->held_first + 1) % r->lease_slots;
+		r->held_nr--;
+		ls = (const struct kwq_lease_slot *)(r->leases +
+			(size_t)h.slot * KWQ_LEASE_SLOT_SIZE);
+		len = ls->len;
+		/* The slot is the kernel's: a lease that ended already. */
+		if (ls->gen != h.gen || len < 1 || len > KWQ_KEY_LEN_MAX)
+			continue;
+		out[n].slot = h.slot;
+		out[n].gen = h.gen;
+		out[n].key = ls->key;
+		out[n].len = len;
+		out[n].priority = ls->priority;
+		n++;
+	}
+	return n;
+}
+
+KWQ_PUBLIC int kwq_ring_done_get(struct kwq_ring *ring,
+				 const struct kwq_ring_lease *done,
+				 unsigned int ndone,
+				 struct kwq_ring_lease *out, unsigned int max,
+				 unsigned int min_nr, int64_t timeout_ns)
+{
+	unsigned int i, n, want, get_max, get_min;
+	int ret, err;
+
+	if (!out || !max || min_nr > max || (ndone && !done) ||
+	    !ring->lease_slots) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < ndone; i++)
+		if (ring_prep_done_lease(ring, &done[i]))
+			return -1;
+	ring_read_cq(ring);
+	want = min_nr ? min_nr : 1;
+	if (ring->held_nr >= want) {
+		/* Enough already leased: publish the dones, no doorbell unless
+		 * a getter waits (one may, for a key the dones requeued).
+		 */
+		if (ndone && kwq_ring_publish(ring) < 0)
+			return -1;
+		return (int)ring_hand_out(ring, out, max);
+	}
+	get_max = max - ring->held_nr;
+	if (get_max > ring->lease_slots)
+		get_max = ring->lease_slots;
+	get_min = min_nr > ring->held_nr ? min_nr - ring->held_nr : 0;
+	if (get_min > get_max)
+		get_min = get_max;
+	ring_store_tail(ring);
+	ret = ring_enter(ring, KWQ_ENTER_SUBMIT | KWQ_ENTER_GET, get_max,
+			 get_min, timeout_ns);
+	err = errno;
+	ring_read_cq(ring);
+	n = ring_hand_out(ring, out, max);
+	if (ret && !n) {
+		errno = err;
+		return -1;
+	}
+	return (int)n;
+}
+
+KWQ_PUBLIC int kwq_ring_get(struct kwq_ring *ring, struct kwq_ring_lease *out,
+			    unsigned int max, unsigned int min_nr,
+			    int64_t timeout_ns)
+{
+	return kwq_ring_done_get(ring, NULL, 0, out, max, min_nr, timeout_ns);
+}
+
+KWQ_PUBLIC uint64_t kwq_ring_ready(const struct kwq_ring *ring)
+{
+	return __atomic_load_n(&ring->status->ready, __ATOMIC_RELAXED);
+}
+
+KWQ_PUBLIC unsigned int kwq_ring_status_flags(const struct kwq_ring *ring)
+{
+	return __atomic_load_n(&ring->status->flags, __ATOMIC_ACQUIRE);
 }

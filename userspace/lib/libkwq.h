@@ -191,6 +191,168 @@ int kwq_done_get(int fd, const struct kwq_recbuf *done_rb,
 		 unsigned int min_nr, unsigned int flags, int64_t timeout_ns,
 		 size_t *used);
 
+/* --- rings: no system call per key ------------------------------------- */
+
+/*
+ * A ring (KWQ_IOC_RING_SETUP, Documentation/rings.rst) is shared memory
+ * between a process and the kernel on one attached fd: a submission ring
+ * the process writes records into (adds, done, forget, remove), a
+ * completion ring the kernel answers in (errors, and keys leased), lease
+ * slots the kernel writes the leased keys into, and the queue's status
+ * page. A producer publishes a record with a store and a fence and makes
+ * a system call only while a getter of the queue waits; a worker finishes
+ * its key and takes the next in one system call (kwq_ring_done_get()).
+ *
+ * Thread safety: a struct kwq_ring is not locked. Use it from one thread
+ * at a time (one fd and ring per thread, or the caller's own lock around
+ * every kwq_ring_*() call of that ring). Several rings, on one queue or
+ * not, are independent. Completion callbacks run in the thread that
+ * called the kwq_ring_*() function that read them.
+ *
+ * Records are written into the ring in order and applied by the kernel in
+ * order: a record is applied before any GET, LEN, STATS or INSPECT of
+ * the queue that begins after its kwq_ring_*() call returned, and by the
+ * kernel's drains in between. Records that succeed complete silently,
+ * unless KWQ_SQE_F_CQE was given; a record that fails (ENOSPC at the
+ * queue's max_items, ESTALE for a lease that ended, EIDRM...) changes
+ * nothing and posts an error completion, which the library hands to the
+ * completion callback (kwq_ring_set_callback()) or, without one, keeps
+ * for kwq_ring_reap() (then at most cq_entries are kept; past that the
+ * library stops reading completions and the kernel answers EBUSY until
+ * they are reaped). A completion names its record by the ring index of
+ * its first slot (kwq_ring_prep()'s *index); the library hands every
+ * completion over before it writes that position again, so the index is
+ * unambiguous when the caller sees it. A full submission ring is
+ * backpressure: the call rings the doorbell and waits for room; no
+ * record is dropped.
+ */
+
+struct kwq_ring;
+
+/**
+ * struct kwq_ring_lease - a key leased through a ring
+ * @slot: the lease slot
+ * @gen: the lease's generation
+ * @key: the key bytes, in the ring's read-only lease slot: valid until the
+ *	lease is finished (kwq_ring_done_lease() or kwq_ring_done_get())
+ * @len: the key's length
+ * @priority: the priority it was handed out with
+ */
+struct kwq_ring_lease {
+	unsigned int slot;
+	uint64_t gen;
+	const void *key;
+	size_t len;
+	int priority;
+};
+
+/* A completion other than a lease (see struct kwq_cqe). */
+typedef void (*kwq_ring_cqe_fn)(void *arg, const struct kwq_cqe *cqe);
+
+/*
+ * Set up @fd's ring and map it: @sq_entries submission slots and
+ * @cq_entries completions (powers of two in KWQ_RING_ENTRIES_MIN..
+ * KWQ_RING_ENTRIES_MAX; 0: 256 each), @lease_slots (0..
+ * KWQ_RING_LEASES_MAX; 0: this ring only submits). An fd has at most one
+ * ring (EBUSY). *@ring is set on success; the fd stays the caller's.
+ */
+int kwq_ring_setup(int fd, unsigned int sq_entries, unsigned int cq_entries,
+		   unsigned int lease_slots, struct kwq_ring **ring);
+/*
+ * Publish what is written, ring the doorbell once, unmap and free. Keys
+ * still leased stay leased to the fd until it is closed. NULL is a no-op.
+ * Returns 0, or -1 if the last doorbell failed (the ring is freed).
+ */
+int kwq_ring_free(struct kwq_ring *ring);
+int kwq_ring_fd(const struct kwq_ring *ring);
+/* Send completions other than leases to @fn (NULL: keep them for reap). */
+void kwq_ring_set_callback(struct kwq_ring *ring, kwq_ring_cqe_fn fn,
+			   void *arg);
+/*
+ * The processing deadline of the keys later gets lease: 0 the queue's,
+ * KWQ_TIMEOUT_NONE none, else as kwq_get_batch_deadline().
+ */
+void kwq_ring_set_processing_timeout(struct kwq_ring *ring,
+				     uint64_t processing_ns);
+
+/*
+ * Write one record without publishing it (kwq_ring_publish() does):
+ * @op KWQ_SQE_ADD, _DONE, _DONE_LEASE, _FORGET, _REMOVE or _NOP, @flags
+ * KWQ_SQE_F_*, @arg as struct kwq_sqe.arg (KWQ_SQE_DONE_LEASE: @priority
+ * is the lease slot, @arg its generation; kwq_ring_done_lease() fills
+ * them in). *@index (may be NULL) receives the ring index its completion
+ * will name. A full ring publishes and rings the doorbell until there is
+ * room (EINTR, EBUSY with completions not reaped, EIO for a ring the
+ * kernel marked broken: -1, nothing written). -1/EINVAL for a bad key
+ * length or op.
+ */
+int kwq_ring_prep(struct kwq_ring *ring, unsigned int op, unsigned int flags,
+		  const void *key, size_t len, int priority, uint64_t arg,
+		  uint32_t *index);
+/*
+ * Publish the records written (release), then (after a full fence) ring
+ * the doorbell only if a getter of the queue waits: no system call while
+ * none does. 1 if it rang, 0 if not, -1 if the doorbell failed (the
+ * records stay published and are applied by the next drain). A doorbell
+ * that finds the completion ring full reads it (callback or kept) and
+ * rings again; EBUSY only when the kept completions must be reaped first.
+ */
+int kwq_ring_publish(struct kwq_ring *ring);
+/* Publish and ring the doorbell (KWQ_ENTER_SUBMIT) now: 0 or -1, as above. */
+int kwq_ring_submit(struct kwq_ring *ring);
+
+/* kwq_ring_prep() and kwq_ring_publish() of one record: 0 or -1. */
+int kwq_ring_add(struct kwq_ring *ring, const void *key, size_t len,
+		 int priority);
+int kwq_ring_add_after(struct kwq_ring *ring, const void *key, size_t len,
+		       int64_t after_ns);
+/*
+ * The delay chosen is reported only through kwq_ring_prep() with
+ * KWQ_SQE_F_CQE (a completion whose value is the delay).
+ */
+int kwq_ring_add_rate_limited(struct kwq_ring *ring, const void *key,
+			      size_t len);
+int kwq_ring_done(struct kwq_ring *ring, const void *key, size_t len);
+int kwq_ring_forget(struct kwq_ring *ring, const void *key, size_t len);
+int kwq_ring_remove(struct kwq_ring *ring, const void *key, size_t len);
+/* Finish a leased key (no key hashed): a record, published. */
+int kwq_ring_done_lease(struct kwq_ring *ring,
+			const struct kwq_ring_lease *lease);
+
+/*
+ * A worker's cycle: finish the @ndone leases of @done (a record each,
+ * published), then hand out up to @max leased keys into @out, entering
+ * the kernel (KWQ_ENTER_SUBMIT | KWQ_ENTER_GET, one system call) unless
+ * @min_nr (0 or 1: one) keys were already leased by an earlier call and
+ * are waiting in the library. Waits within @timeout_ns as kwq_get_batch()
+ * (EAGAIN, ETIMEDOUT, ESHUTDOWN, EINTR). Returns the number of keys in
+ * @out (keys leased before a failure are returned, not lost), or -1.
+ * @max is at most the ring's lease slots still free. -1/EINVAL for a ring
+ * set up without lease slots.
+ */
+int kwq_ring_done_get(struct kwq_ring *ring, const struct kwq_ring_lease *done,
+		      unsigned int ndone, struct kwq_ring_lease *out,
+		      unsigned int max, unsigned int min_nr,
+		      int64_t timeout_ns);
+int kwq_ring_get(struct kwq_ring *ring, struct kwq_ring_lease *out,
+		 unsigned int max, unsigned int min_nr, int64_t timeout_ns);
+
+/*
+ * Read the completion ring now (leases are kept for the next get) and
+ * copy up to @max completions kept for reaping into @out: their number.
+ * With a callback set, the callback gets them and this returns 0.
+ */
+unsigned int kwq_ring_reap(struct kwq_ring *ring, struct kwq_cqe *out,
+			   unsigned int max);
+
+/*
+ * The status page, no system call: keys ready as the kernel last
+ * published (records not yet drained are not counted; kwq_len() drains
+ * first), and whether the queue is shut down (1) or destroyed (2).
+ */
+uint64_t kwq_ring_ready(const struct kwq_ring *ring);
+unsigned int kwq_ring_status_flags(const struct kwq_ring *ring);
+
 /* --- one key ---------------------------------------------------------- */
 
 int kwq_add(int fd, const void *key, size_t len);
