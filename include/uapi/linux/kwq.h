@@ -759,11 +759,13 @@ struct kwq_ring_setup_args {
  * @leased: out: keys leased (a KWQ_CQE_LEASE completion each)
  *
  * Records are applied in order; one that fails posts an error completion
- * and changes nothing. A record that must complete when the completion
- * ring is full is left in place: the call fails with EBUSY once nothing
- * more can be consumed (the process reads completions, then enters
+ * and changes nothing. While the completion ring is full no record is
+ * consumed (any may need a completion): the call fails with EBUSY once
+ * nothing more can be (the process reads completions, then enters
  * again). A get takes at most as many keys as there are free lease slots
- * (ENOBUFS if none) and free completions.
+ * (ENOBUFS if none) and free completions. Without KWQ_ENTER_GET, the get
+ * fields (@get_max, @get_min, @timeout_ns, @processing_timeout_ns) must
+ * be 0.
  */
 struct kwq_ring_enter_args {
 	__u32 flags;
