@@ -262,8 +262,6 @@ static u32 kwq_ring_parse(struct kwq_ring *r, u32 *avail, u32 max)
 		take = s.nslots;
 		if (ok && take > *avail)
 			break;		/* not all published yet */
-		if (ok && (s.op == KWQ_SQE_NOP || s.op == KWQ_SQE_DONE_LEASE))
-			take = 1;
 		if (ok && s.len) {
 			if (used + KWQ_SQE_INLINE +
 			    (take - 1) * KWQ_SQE_SIZE > KWQ_RING_ARENA)

@@ -45,6 +45,16 @@ static void *map_region(int fd, uint64_t off, uint64_t size, int prot)
 	return mmap(NULL, size, prot, MAP_SHARED, fd, (off_t)off);
 }
 
+/* @r's regions as kwqtest.h's struct kt_ring names them. */
+static struct kt_ring kt_of(const struct ring *r)
+{
+	struct kt_ring m = {
+		.a = r->a, .u = r->u, .k = r->k, .st = (unsigned char *)r->st,
+	};
+
+	return m;
+}
+
 /*
  * Set up and map a ring on the attached @fd: 0, or the failing step's
  * errno after printing a diagnostic for case @name (which then fails).
@@ -52,7 +62,7 @@ static void *map_region(int fd, uint64_t off, uint64_t size, int prot)
 static int ring_open(struct ring *r, int fd, uint32_t sq, uint32_t cq,
 		     uint32_t leases, const char *name)
 {
-	void *p;
+	struct kt_ring m;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
@@ -61,33 +71,22 @@ static int ring_open(struct ring *r, int fd, uint32_t sq, uint32_t cq,
 		       leases, kt_ename(errno));
 		return errno;
 	}
-	p = map_region(fd, KWQ_RING_OFF_USER, r->a.user_size,
-		       PROT_READ | PROT_WRITE);
-	if (p == MAP_FAILED)
-		goto fail;
-	r->u = p;
-	p = map_region(fd, KWQ_RING_OFF_KERNEL, r->a.kernel_size, PROT_READ);
-	if (p == MAP_FAILED)
-		goto fail;
-	r->k = p;
-	p = map_region(fd, KWQ_RING_OFF_STATUS, r->a.status_size, PROT_READ);
-	if (p == MAP_FAILED)
-		goto fail;
-	r->st = p;
+	m = kt_of(r);
+	if (kt_ring_map(fd, &m)) {
+		printf("    # %s: mmap: %s\n", name, kt_ename(errno));
+		return errno ? errno : EIO;
+	}
+	r->u = m.u;
+	r->k = m.k;
+	r->st = (struct kwq_ring_status *)m.st;
 	return 0;
-fail:
-	printf("    # %s: mmap: %s\n", name, kt_ename(errno));
-	return errno ? errno : EIO;
 }
 
 static void ring_unmap(struct ring *r)
 {
-	if (r->u)
-		munmap(r->u, r->a.user_size);
-	if (r->k)
-		munmap(r->k, r->a.kernel_size);
-	if (r->st)
-		munmap(r->st, r->a.status_size);
+	struct kt_ring m = kt_of(r);
+
+	kt_ring_unmap(&m);
 	r->u = NULL;
 	r->k = NULL;
 	r->st = NULL;
