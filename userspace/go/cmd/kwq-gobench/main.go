@@ -20,6 +20,8 @@
 //	          (the producer backs off on ENOSPC): the shape of
 //	          kwq_ubench's kwq_single, to set the Go package's cost
 //	          against libkwq's
+//	idle50    (-idle, a process of its own) 50 worker goroutines in
+//	          Get on an empty queue: the OS threads of the process
 //	addafter  AFTER AddAfter calls of distinct keys an hour away, then
 //	          ShutDown
 //	            clientgo    AddAfter (to its waiting goroutine)
@@ -309,12 +311,56 @@ func phases(items, rep int) {
 		rep, items, t1.Sub(t0).Nanoseconds(), t2.Sub(t1).Nanoseconds())
 }
 
+// idle is -idle: 50 worker goroutines (Get, Done) process 200 keys,
+// then wait on the empty queue; the process's OS threads then
+// (/proc/self/task), against GOMAXPROCS. Its own process (bench.sh runs
+// it alone), so that no earlier shape's threads count.
+func idle(rep int) {
+	const workers, n = 50, 200
+	q := newKwq(0)
+	var wg sync.WaitGroup
+	var processed atomic.Int64
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k, shut := q.Get()
+				if shut {
+					return
+				}
+				processed.Add(1)
+				q.Done(k)
+			}
+		}()
+	}
+	for _, k := range keys(n) {
+		q.Add(k)
+	}
+	for end := time.Now().Add(60 * time.Second); processed.Load() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			die("idle: %d of %d keys processed in 60 s", processed.Load(), n)
+		}
+	}
+	time.Sleep(time.Second)
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		die("%v", err)
+	}
+	fmt.Printf("RESULT suite=goidle impl=kwq shape=idle50 rep=%d items=%d threads=%d gomaxprocs=%d rings=%v\n",
+		rep, workers, len(ents), runtime.GOMAXPROCS(0), q.Rings())
+	q.ShutDown()
+	wg.Wait()
+	dropKwq(q)
+}
+
 func main() {
 	items := flag.Int("items", 200000, "keys per pipeline run")
 	after := flag.Int("after", 1000000, "AddAfter calls per addafter run")
 	rep := flag.Int("rep", 1, "repetition number (rotates the order)")
 	host := flag.Bool("host", false, "client-go only (the host's native figures)")
 	phase := flag.Bool("phases", false, "only the single-goroutine phases (-items keys)")
+	idleRun := flag.Bool("idle", false, "only the OS threads of 50 idle workers")
 	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say); "+
 		"\"setup\": make the keys, run nothing (insnprof.sh's baseline)")
 	flag.Parse()
@@ -323,6 +369,10 @@ func main() {
 	}
 	if *phase {
 		phases(*items, *rep)
+		return
+	}
+	if *idleRun {
+		idle(*rep)
 		return
 	}
 	suite := "go"

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -686,6 +687,8 @@ func child(mode, name string) {
 			time.Sleep(time.Millisecond)
 			q.Done(k)
 		}
+	case "idle": // 50 workers, then idle: print the process's OS threads
+		idleThreads(q)
 	case "hold": // take 3 keys, say so, then wait to be killed
 		keys, err := q.GetBatch(3, 10*time.Second)
 		if err != nil || len(keys) != 3 {
@@ -696,6 +699,98 @@ func child(mode, name string) {
 		time.Sleep(time.Hour)
 	}
 	os.Exit(0)
+}
+
+// idleThreads runs 50 worker goroutines (Get, Done) on q, has them
+// process 200 keys, lets them wait on the empty queue, and prints
+// "threads N limit L processed P rings R": the OS threads of the process
+// (/proc/self/task) while 50 goroutines wait in Get.
+func idleThreads(q *kwq.Queue) {
+	const workers, keys = 50, 200
+	var wg sync.WaitGroup
+	var processed atomic.Int64
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k, shut := q.Get()
+				if shut {
+					return
+				}
+				processed.Add(1)
+				q.Done(k)
+			}
+		}()
+	}
+	for i := 0; i < keys; i++ {
+		q.Add(fmt.Sprintf("idle%03d", i))
+	}
+	for end := time.Now().Add(30 * time.Second); processed.Load() < keys && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Idle now: every worker waits in Get (a thread blocked in the kernel
+	// for each, with the old code, which took this long to appear).
+	time.Sleep(time.Second)
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("threads %d limit %d processed %d rings %v\n", len(ents), runtime.GOMAXPROCS(0)+5,
+		processed.Load(), q.Rings())
+	q.ShutDown()
+	wg.Wait()
+}
+
+// testIdleThreads: 50 idle workers park goroutines in Go's netpoller,
+// not an OS thread each: the helper process has at most GOMAXPROCS + 5
+// threads while they wait (with rings, and with ioctls only).
+func testIdleThreads() error {
+	for _, rings := range []string{"1", "0"} {
+		q, err := newQueue(nil)
+		if err != nil {
+			return err
+		}
+		os.Setenv("KWQ_GO_RINGS", rings)
+		cmd, out, err := spawn("idle", q.Name())
+		os.Unsetenv("KWQ_GO_RINGS")
+		if err != nil {
+			finish(q)
+			return err
+		}
+		var line string
+		if out.Scan() {
+			line = out.Text()
+		}
+		cmd.Wait()
+		finish(q)
+		var n, limit, processed int
+		var r bool
+		if _, err := fmt.Sscanf(line, "threads %d limit %d processed %d rings %t", &n, &limit, &processed, &r); err != nil {
+			return errorf("helper said %q", line)
+		}
+		fmt.Printf("    # KWQ_GO_RINGS=%s: %d threads with 50 idle workers (rings %v), at most %d\n", rings, n, r, limit)
+		if processed != 200 {
+			return errorf("the workers processed %d of 200 keys", processed)
+		}
+		if n > limit {
+			return errorf("%d OS threads with 50 idle workers (rings %v), want <= GOMAXPROCS + 5 = %d", n, r, limit)
+		}
+		if r != (rings == "1") {
+			return errorf("KWQ_GO_RINGS=%s: rings %v", rings, r)
+		}
+	}
+	return nil
+}
+
+// noRings runs fn with queues made without rings (the ioctl fallback).
+func noRings(fn func() error) func() error {
+	return func() error {
+		os.Setenv("KWQ_GO_RINGS", "0")
+		defer os.Unsetenv("KWQ_GO_RINGS")
+		return fn()
+	}
 }
 
 func spawn(mode, name string) (*exec.Cmd, *bufio.Scanner, error) {
@@ -1207,6 +1302,13 @@ func main() {
 	add("ShutDown during ShutDownWithDrain ends it, nothing reported (client-go)", testShutDownInDrain)
 	add("ShutDownWithDrain waits for the keys processing, not those queued (client-go)", testDrainQueued)
 	add("a Get ended by a destroyed queue: shutdown, and Err tells EIDRM", testGetLostQueue)
+	add("50 idle workers wait in the netpoller: OS threads <= GOMAXPROCS + 5", testIdleThreads)
+	add("without rings (ioctls only): dedup", noRings(testDedup))
+	add("without rings (ioctls only): processing/dirty", noRings(testDirty))
+	add("without rings (ioctls only): batches and priorities", noRings(testBatchPriority))
+	add("without rings (ioctls only): processing deadlines", noRings(testDeadline))
+	add("without rings (ioctls only): DoneGetOne", noRings(testDoneGetOne))
+	add("without rings (ioctls only): two processes", noRings(testTwoProcesses))
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
