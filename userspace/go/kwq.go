@@ -937,7 +937,7 @@ func (q *Queue) doneGetIoctl(done []string, max int) (int, error) {
 func (q *Queue) handOut(ts []taken) []string {
 	keys := make([]string, len(ts))
 	for i, t := range ts {
-		if t.ring {
+		if q.ring != nil {
 			q.holdLease(t)
 		}
 		keys[i] = t.key

@@ -394,13 +394,18 @@ func (q *Queue) leaseOf(key string) (taken, bool) {
 	return t, ok
 }
 
-// holdLease records a ring lease handed to a caller. A key still listed
-// from an older lease (its deadline took it back, and the queue leased
-// it to this fd again) gives the old slot back, quietly.
+// holdLease records how a key handed out is finished: a ring lease is
+// listed for its Done. A key still listed from an older lease (its
+// deadline took it back, and the queue gave it to this fd again, by ring
+// or by ioctl) gives the old slot back, quietly.
 func (q *Queue) holdLease(t taken) {
 	q.lmu.Lock()
 	old, had := q.leases[t.key]
-	q.leases[t.key] = t
+	if t.ring {
+		q.leases[t.key] = t
+	} else if had {
+		delete(q.leases, t.key)
+	}
 	q.lmu.Unlock()
 	if had {
 		q.ring.record(sqeDoneLease, 0, "", 0, old.slot, old.gen, sqMeta{op: "done", key: old.key, quiet: true})

@@ -261,10 +261,7 @@ func (q *Queue) poll() {
 			}
 			if err != nil {
 				w.mu.Lock()
-				w.err = q.err("get", "", err)
-				if e, ok := err.(unix.Errno); ok {
-					w.err = e
-				}
+				w.err = err
 				w.wakeLocked()
 				w.mu.Unlock()
 			}

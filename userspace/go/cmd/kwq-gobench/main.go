@@ -45,6 +45,7 @@ import (
 	"golang.org/x/sys/unix"
 	"k8s.io/client-go/util/workqueue"
 	"kwq.dev/kwq"
+	"kwq.dev/kwq/internal/idlework"
 )
 
 const (
@@ -311,46 +312,18 @@ func phases(items, rep int) {
 		rep, items, t1.Sub(t0).Nanoseconds(), t2.Sub(t1).Nanoseconds())
 }
 
-// idle is -idle: 50 worker goroutines (Get, Done) process 200 keys,
-// then wait on the empty queue; the process's OS threads then
-// (/proc/self/task), against GOMAXPROCS. Its own process (bench.sh runs
-// it alone), so that no earlier shape's threads count.
+// idle is -idle: idlework's 50 workers, then the process's OS threads
+// against GOMAXPROCS. Its own process (bench.sh runs it alone), so that
+// no earlier shape's threads count.
 func idle(rep int) {
-	const workers, n = 50, 200
 	q := newKwq(0)
-	var wg sync.WaitGroup
-	var processed atomic.Int64
-	for i := 0; i < workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k, shut := q.Get()
-				if shut {
-					return
-				}
-				processed.Add(1)
-				q.Done(k)
-			}
-		}()
-	}
-	for _, k := range keys(n) {
-		q.Add(k)
-	}
-	for end := time.Now().Add(60 * time.Second); processed.Load() < n; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			die("idle: %d of %d keys processed in 60 s", processed.Load(), n)
-		}
-	}
-	time.Sleep(time.Second)
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		die("%v", err)
+	rings := q.Rings()
+	n, processed, err := idlework.Run(q)
+	if err != nil || processed != idlework.Keys {
+		die("idle: %d of %d keys processed: %v", processed, idlework.Keys, err)
 	}
 	fmt.Printf("RESULT suite=goidle impl=kwq shape=idle50 rep=%d items=%d threads=%d gomaxprocs=%d rings=%v\n",
-		rep, workers, len(ents), runtime.GOMAXPROCS(0), q.Rings())
-	q.ShutDown()
-	wg.Wait()
+		rep, idlework.Workers, n, runtime.GOMAXPROCS(0), rings)
 	dropKwq(q)
 }
 

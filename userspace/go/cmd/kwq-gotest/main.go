@@ -21,13 +21,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 	"k8s.io/client-go/util/workqueue"
 	"kwq.dev/kwq"
+	"kwq.dev/kwq/internal/idlework"
 )
 
 var (
@@ -701,46 +701,16 @@ func child(mode, name string) {
 	os.Exit(0)
 }
 
-// idleThreads runs 50 worker goroutines (Get, Done) on q, has them
-// process 200 keys, lets them wait on the empty queue, and prints
-// "threads N limit L processed P rings R": the OS threads of the process
-// (/proc/self/task) while 50 goroutines wait in Get.
+// idleThreads runs idlework on q and prints "threads N limit L
+// processed P rings R".
 func idleThreads(q *kwq.Queue) {
-	const workers, keys = 50, 200
-	var wg sync.WaitGroup
-	var processed atomic.Int64
-	for i := 0; i < workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k, shut := q.Get()
-				if shut {
-					return
-				}
-				processed.Add(1)
-				q.Done(k)
-			}
-		}()
-	}
-	for i := 0; i < keys; i++ {
-		q.Add(fmt.Sprintf("idle%03d", i))
-	}
-	for end := time.Now().Add(30 * time.Second); processed.Load() < keys && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	// Idle now: every worker waits in Get (a thread blocked in the kernel
-	// for each, with the old code, which took this long to appear).
-	time.Sleep(time.Second)
-	ents, err := os.ReadDir("/proc/self/task")
+	n, processed, err := idlework.Run(q)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	fmt.Printf("threads %d limit %d processed %d rings %v\n", len(ents), runtime.GOMAXPROCS(0)+5,
-		processed.Load(), q.Rings())
-	q.ShutDown()
-	wg.Wait()
+	fmt.Printf("threads %d limit %d processed %d rings %v\n", n, runtime.GOMAXPROCS(0)+5,
+		processed, q.Rings())
 }
 
 // testIdleThreads: 50 idle workers park goroutines in Go's netpoller,
@@ -771,8 +741,8 @@ func testIdleThreads() error {
 			return errorf("helper said %q", line)
 		}
 		fmt.Printf("    # KWQ_GO_RINGS=%s: %d threads with 50 idle workers (rings %v), at most %d\n", rings, n, r, limit)
-		if processed != 200 {
-			return errorf("the workers processed %d of 200 keys", processed)
+		if processed != idlework.Keys {
+			return errorf("the workers processed %d of %d keys", processed, idlework.Keys)
 		}
 		if n > limit {
 			return errorf("%d OS threads with 50 idle workers (rings %v), want <= GOMAXPROCS + 5 = %d", n, r, limit)
