@@ -366,13 +366,19 @@ func (q *Queue) ringFailed(op string, err error) {
 // changes keys, so that calls keep their order: (ioctl ADD, DONE, FORGET
 // and REMOVE do not pull the rings, only gets and readers do).
 func (q *Queue) flushRing() {
-	if r := q.ring; r != nil && r.pending() {
+	r := q.ring
+	if r == nil {
+		return
+	}
+	if r.pending() {
 		if _, err := r.submit(enterSubmit, 0); err != nil && err != unix.EBUSY {
 			q.ringFailed("submit", err)
 		}
-		if r.nerr.Load() != 0 {
-			r.report()
-		}
+	} else if atomic.LoadUint32(r.cqTail) != atomic.LoadUint32(r.cqHead) {
+		r.reap(false)
+	}
+	if r.nerr.Load() != 0 {
+		r.report()
 	}
 }
 
