@@ -778,6 +778,7 @@ func testAddMany() error {
 	}
 	defer finish(q)
 	var wg sync.WaitGroup
+	t0 := time.Now()
 	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
 		go func() {
@@ -788,7 +789,9 @@ func testAddMany() error {
 		}()
 	}
 	wg.Wait()
+	t1 := time.Now()
 	n := q.Len()
+	t2 := time.Now()
 	s, err := q.Stats()
 	if err != nil {
 		return err
@@ -807,8 +810,8 @@ func testAddMany() error {
 		return errorf("Len %d, Stats.Len %d, %d refused (ENOSPC); want %d, %d, %d",
 			n, s.Len, len(refused), max, max, goroutines*per-max)
 	}
-	fmt.Printf("    # rings %v: %d adds from %d goroutines, %d queued, %d refused\n",
-		q.Rings(), goroutines*per, goroutines, n, len(refused))
+	fmt.Printf("    # rings %v: %d adds from %d goroutines, %d queued, %d refused; adds %v, Len %v\n",
+		q.Rings(), goroutines*per, goroutines, n, len(refused), t1.Sub(t0), t2.Sub(t1))
 	return nil
 }
 
