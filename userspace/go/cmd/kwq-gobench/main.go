@@ -334,9 +334,13 @@ func main() {
 	host := flag.Bool("host", false, "client-go only (the host's native figures)")
 	phase := flag.Bool("phases", false, "only the single-goroutine phases (-items keys)")
 	idleRun := flag.Bool("idle", false, "only the OS threads of 50 idle workers")
+	rings := flag.Bool("rings", true, "use the kernel's shared rings (false: ioctls only, KWQ_GO_RINGS=0)")
 	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say); "+
 		"\"setup\": make the keys, run nothing (insnprof.sh's baseline)")
 	flag.Parse()
+	if !*rings {
+		os.Setenv("KWQ_GO_RINGS", "0")
+	}
 	if *items < 1 || *after < 1 {
 		die("-items and -after must be positive")
 	}
