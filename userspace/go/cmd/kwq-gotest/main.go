@@ -759,7 +759,7 @@ func testIdleThreads() error {
 // adds a MaxItems cap refuses reach the ErrorHandler (ENOSPC, naming the
 // key), each once, by the time Len answers.
 func testAddMany() error {
-	const goroutines, per, max = 8, 1000, 5000
+	const goroutines, per, max = 8, 250, 1500
 	var mu sync.Mutex
 	refused := map[string]int{}
 	var other []error
@@ -1333,7 +1333,7 @@ func main() {
 	add("ShutDown during ShutDownWithDrain ends it, nothing reported (client-go)", testShutDownInDrain)
 	add("ShutDownWithDrain waits for the keys processing, not those queued (client-go)", testDrainQueued)
 	add("a Get ended by a destroyed queue: shutdown, and Err tells EIDRM", testGetLostQueue)
-	add("Adds from 8 goroutines, 32 times a ring: none lost, refusals reported once", testAddMany)
+	add("Adds from 8 goroutines, 8 times a ring: none lost, refusals reported once", testAddMany)
 	add("without rings (ioctls only): Adds from 8 goroutines", noRings(testAddMany))
 	add("50 idle workers wait in the netpoller: OS threads <= GOMAXPROCS + 5", testIdleThreads)
 	add("without rings (ioctls only): dedup", noRings(testDedup))
