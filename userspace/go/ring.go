@@ -420,8 +420,9 @@ func (q *Queue) holdLease(t taken) {
 
 // doneLeases finishes keys through their ring leases, in one system call
 // with a get of up to getMax keys if getMax > 0 (else one doorbell, which
-// goroutines finishing keys at the same time share unless sync). The keys must all be ring leases (allLeased). Returns how
-// many were finished before the first failure, and that failure.
+// goroutines finishing keys at the same time share unless sync). The
+// keys must all be ring leases (countLeased). Returns how many were
+// finished before the first failure, and that failure.
 func (q *Queue) doneLeases(keys []string, getMax uint32, sync bool) (int, error) {
 	r := q.ring
 	cells := make([]atomic.Int32, len(keys))
@@ -470,19 +471,25 @@ func (q *Queue) doneLeases(keys []string, getMax uint32, sync bool) (int, error)
 	return len(keys), nil
 }
 
-// allLeased: every key is held through a ring lease.
-func (q *Queue) allLeased(keys []string) bool {
+// countLeased: how many of keys are held through ring leases.
+func (q *Queue) countLeased(keys []string) int {
 	if q.ring == nil {
-		return false
+		return 0
 	}
 	q.lmu.Lock()
 	defer q.lmu.Unlock()
+	n := 0
 	for _, k := range keys {
-		if _, ok := q.leases[k]; !ok {
-			return false
+		if _, ok := q.leases[k]; ok {
+			n++
 		}
 	}
-	return true
+	return n
+}
+
+// allLeased: every key is held through a ring lease.
+func (q *Queue) allLeased(keys []string) bool {
+	return q.ring != nil && q.countLeased(keys) == len(keys)
 }
 
 // ringLen is Len from the status page: this Queue's own published adds
