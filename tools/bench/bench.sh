@@ -105,7 +105,10 @@ while [ \$r -le $reps ]; do
 			echo "BENCH-ERROR kwq-gobench"
 		# The Go package's calls alone, beside kwq_ubench's phases.
 		/kwq/kwq-gobench -phases -rep \$r -items $uitems ||
-			echo "BENCH-ERROR kwq-gobench -phases" ;;
+			echo "BENCH-ERROR kwq-gobench -phases"
+		# 50 idle workers' OS threads, in a process of their own.
+		/kwq/kwq-gobench -idle -rep \$r ||
+			echo "BENCH-ERROR kwq-gobench -idle" ;;
 	esac
 	r=\$((r + 1))
 done

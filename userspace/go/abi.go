@@ -222,3 +222,73 @@ const (
 	inspectMax     = 256
 	keyFlagDue     = 0x8
 )
+
+// Rings (include/uapi/linux/kwq.h "Rings", Documentation/rings.rst).
+const (
+	ringOffUser   = 0x00000000 // KWQ_RING_OFF_USER
+	ringOffKernel = 0x10000000 // KWQ_RING_OFF_KERNEL
+	ringOffStatus = 0x20000000 // KWQ_RING_OFF_STATUS
+
+	ringLeasesMax  = 256  // KWQ_RING_LEASES_MAX
+	sqeSize        = 64   // KWQ_SQE_SIZE
+	sqeInline      = 40   // KWQ_SQE_INLINE
+	leaseSlotSize  = 1088 // KWQ_LEASE_SLOT_SIZE
+	leaseKeyOff    = 64   // offsetof(struct kwq_lease_slot, key)
+	statusReadyOff = 64   // offsetof(struct kwq_ring_status, ready)
+	statusFlagsOff = 128  // offsetof(struct kwq_ring_status, flags)
+
+	sqeAdd       = 1    // KWQ_SQE_ADD
+	sqeDone      = 2    // KWQ_SQE_DONE
+	sqeDoneLease = 3    // KWQ_SQE_DONE_LEASE
+	cqeLease     = 0xff // KWQ_CQE_LEASE
+
+	ringFBroken = 0x1 // KWQ_RING_F_BROKEN
+
+	statusShutdown  = 0x1 // KWQ_STATUS_SHUTDOWN
+	statusDestroyed = 0x2 // KWQ_STATUS_DESTROYED
+
+	enterSubmit = 0x1 // KWQ_ENTER_SUBMIT
+	enterGet    = 0x2 // KWQ_ENTER_GET
+)
+
+// sqeSlots is KWQ_SQE_SLOTS(n): the slots a record of an n-byte key takes.
+func sqeSlots(n int) int { return 1 + (n+sqeSize-sqeInline-1)/sqeSize }
+
+// sqe is struct kwq_sqe's 24-byte header; its 40 inline key bytes follow.
+type sqe struct {
+	Op        uint8
+	Flags     uint8
+	Nslots    uint16
+	Len       uint32
+	Priority  int32
+	LeaseSlot uint32
+	Arg       uint64
+}
+
+type cqe struct { // struct kwq_cqe
+	Index uint32
+	Op    uint8
+	Flags uint8
+	Res   int16
+	Value uint64
+}
+
+type ringSetupArgs struct { // struct kwq_ring_setup_args
+	SqEntries, CqEntries, LeaseSlots, Flags  uint32
+	UserSize, KernelSize, StatusSize         uint64
+	SqTailOff, CqHeadOff, SqesOff, SqHeadOff uint32
+	CqTailOff, RingFlagsOff, CqesOff         uint32
+	LeasesOff                                uint32
+}
+
+type ringEnterArgs struct { // struct kwq_ring_enter_args
+	Flags, GetMax, GetMin, Pad uint32
+	TimeoutNs                  int64
+	ProcessingTimeoutNs        uint64
+	Submitted, Leased          uint32
+}
+
+var (
+	iocRingSetup = ioc(iocRead|iocWrite, 0x13, unsafe.Sizeof(ringSetupArgs{}))
+	iocRingEnter = ioc(iocRead|iocWrite, 0x14, unsafe.Sizeof(ringEnterArgs{}))
+)

@@ -43,5 +43,8 @@ func ioctlNow(fd int, req uintptr, arg unsafe.Pointer) error {
 
 // NewCounting is a Queue whose calls reach the stand-in above.
 func NewCounting() *Queue {
-	return &Queue{fd: -1, wake: -1, name: "kwqcount", onError: handler(nil)}
+	q := &Queue{fd: -1, name: "kwqcount", onError: handler(nil), shutCh: make(chan struct{}),
+		leases: map[string]taken{}}
+	q.w.cond.L = &q.w.mu
+	return q
 }

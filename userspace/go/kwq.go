@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -91,9 +90,16 @@ type Config struct {
 type Queue struct {
 	fd   int
 	name string
-	// wake is an eventfd, readable once ShutDown was called: the Gets
-	// waiting in poll(2) on fd wake up for it (lifecycle.go).
-	wake int
+	// ring is the fd's shared ring, nil without one (ring.go).
+	ring *ring
+	// w is the keys taken and the goroutines waiting for keys (wait.go).
+	w waitState
+	// leases are the keys handed out from ring lease slots: what their
+	// Done finishes (KWQ_SQE_DONE_LEASE, no key lookup in the kernel).
+	lmu    sync.Mutex
+	leases map[string]taken
+	// shutCh is closed by ShutDown: the Gets waiting wake up for it.
+	shutCh chan struct{}
 	// shut is this Queue's own shutdown: shutLocal, and shutDrain while
 	// a ShutDownWithDrain waits. Written under life.mu.
 	shut atomic.Uint32
@@ -111,10 +117,8 @@ type Queue struct {
 	onError func(error)
 	// after holds the AddAfter calls gathered for one batch (after.go).
 	after afterGather
-	// The buffers of the single-key calls (oneSlot): send for those that
-	// send a key (Add, Done...), take for DoneGetOne, so that a producer
-	// and a consumer goroutine each find their own.
-	send, take oneSlot
+	// The buffer of the single-key calls that send a key (Add, Done...).
+	send oneSlot
 }
 
 const (
@@ -364,6 +368,10 @@ func nameIoctl(dev, op string, req uintptr, name string) (int, error) {
 	return fd, nil
 }
 
+// Rings tells whether q uses the kernel's shared rings (ring.go); false
+// on a kernel without them, where every call is an ioctl.
+func (q *Queue) Rings() bool { return q.ring != nil }
+
 // Name is the queue's name.
 func (q *Queue) Name() string { return q.name }
 
@@ -380,8 +388,15 @@ func (q *Queue) Close() error {
 	q.state.Store(stClosed)
 	q.after.mu.Unlock()
 	q.reportAll(errs)
-	q.closeWake()
-	return unix.Close(q.fd)
+	q.giveBack()
+	if r := q.ring; r != nil && r.nerr.Load() != 0 {
+		r.report()
+	}
+	err := q.closeFd()
+	if q.ring != nil {
+		q.ring.unmap()
+	}
+	return err
 }
 
 func (q *Queue) err(op, key string, err error) error {
@@ -497,6 +512,7 @@ func (q *Queue) keysIoctl(op string, req uintptr, keys []string, prio int32, fla
 			return 0, q.err(op, k, err)
 		}
 	}
+	q.flushRing()
 	return q.sendKeys(op, req, keys, prio, flags, after, delays)
 }
 
@@ -588,6 +604,7 @@ func (q *Queue) keyIoctl(op string, req uintptr, key string, prio int32, flags u
 	if req == iocAdd && q.shut.Load() != 0 {
 		return q.err(op, key, unix.ESHUTDOWN)
 	}
+	q.flushRing()
 	ob := q.send.get()
 	n := putRec(ob.rec[:], key, prio)
 	a := &ob.keys
@@ -724,6 +741,16 @@ func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
 // ENOENT if it is not processing, EPERM if another fd holds it, ESTALE if
 // its processing deadline passed and the queue took it back.
 func (q *Queue) TryDone(key string) error {
+	if q.ring != nil && q.state.Load() == 0 {
+		if q.isLeased(key) {
+			_, err := q.doneLeases([]string{key}, 0, true)
+			if err != nil {
+				err = q.err("done", key, err)
+			}
+			q.finished(1, nil)
+			return err
+		}
+	}
 	err := q.keyIoctl("done", iocDone, key, 0, 0, 0, nil)
 	if err != nil {
 		q.finished(0, err)
@@ -735,6 +762,27 @@ func (q *Queue) TryDone(key string) error {
 
 // DoneBatch finishes keys in one call, in order; see AddBatch.
 func (q *Queue) DoneBatch(keys []string) (int, error) {
+	if len(keys) > 0 && len(keys) <= BatchMax && q.state.Load() == 0 && q.allLeased(keys) {
+		n, err := q.doneLeases(keys, 0, true)
+		if err != nil {
+			err = q.err("done", keys[n], err)
+		}
+		q.finished(n, err)
+		return n, err
+	}
+	if len(keys) > 0 && len(keys) <= BatchMax && q.state.Load() == 0 && q.countLeased(keys) > 0 {
+		for _, k := range keys {
+			if err := validKey(k); err != nil {
+				return 0, q.err("done", k, err)
+			}
+		}
+		n, k, err := q.finishKeys(keys)
+		if err != nil {
+			err = q.err("done", k, err)
+		}
+		q.finished(n, err)
+		return n, err
+	}
 	n, err := q.keysIoctl("done", iocDone, keys, 0, 0, 0, nil)
 	q.finished(n, err)
 	return n, err
@@ -776,6 +824,9 @@ func (q *Queue) TryLen() (int, error) {
 	if err := q.enter("len", ""); err != nil {
 		return 0, err
 	}
+	if q.ring != nil {
+		return q.ringLen()
+	}
 	rb := getBuf()
 	defer putBuf(rb)
 	v := &rb.keys.Recs // 8 bytes of heap
@@ -790,7 +841,8 @@ const Forever time.Duration = -1
 
 // DoneGet finishes done (may be empty), then takes up to max keys as
 // GetBatch does, in one system call: a worker's cycle. If finishing a key
-// fails, no key is taken and the error names it.
+// fails, no key is handed out and the error names it (keys the same call
+// took stay with this Queue for its next get).
 func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string, error) {
 	if err := q.enter("done-get", firstKey(done)); err != nil {
 		return nil, err
@@ -806,6 +858,95 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 			return nil, q.err("done", k, err)
 		}
 	}
+	if err := q.finishFirst(done, max); err != nil {
+		return nil, err
+	}
+	if q.shut.Load() != 0 {
+		return nil, q.err("get", "", unix.ESHUTDOWN)
+	}
+	ts, err := q.takeKeys(max, timeout)
+	if err != nil {
+		return nil, q.err("get", "", err)
+	}
+	return q.handOut(ts), nil
+}
+
+// finishFirst finishes a worker cycle's done keys (DoneGet, DoneGetOne):
+// through their ring leases in the same system call as a get of up to max
+// keys when all are ring leases, else by ioctl. The error names the key
+// that failed, with op "done-get".
+func (q *Queue) finishFirst(done []string, max int) error {
+	if len(done) == 0 {
+		return nil
+	}
+	var n int
+	var err error
+	leased := q.countLeased(done)
+	switch {
+	case leased == len(done):
+		getMax := uint32(0)
+		if q.shut.Load() == 0 {
+			getMax = uint32(min(max, int(q.ring.nls)))
+		}
+		n, err = q.doneLeases(done, getMax, true)
+	case leased == 0 && (q.ring == nil || max > 1) && q.shut.Load() == 0:
+		// A batch's cycle is one DONE_GET ioctl: cheaper than 64
+		// DONE_LEASE records and 64 lease slots (go.rst, "Measured").
+		n, err = q.doneGetIoctl(done, max)
+	default:
+		var k string
+		if n, k, err = q.finishKeys(done); err != nil {
+			q.finished(n, err)
+			return q.err("done-get", k, err)
+		}
+	}
+	if err != nil {
+		err = q.err("done-get", done[n], err)
+	}
+	q.finished(n, err)
+	return err
+}
+
+// finishKeys finishes keys, some held through ring leases (DONE_LEASE),
+// the others by ioctl (DONE): how many were finished, and the key that
+// failed with its error. A ring lease's slot is freed only by its
+// DONE_LEASE, so no leased key goes to the ioctl.
+func (q *Queue) finishKeys(keys []string) (int, string, error) {
+	var leased, plain []string
+	for _, k := range keys {
+		if q.isLeased(k) {
+			leased = append(leased, k)
+		} else {
+			plain = append(plain, k)
+		}
+	}
+	n := 0
+	if len(leased) > 0 {
+		m, err := q.doneLeases(leased, 0, true)
+		n += m
+		if err != nil {
+			return n, leased[m], err
+		}
+	}
+	if len(plain) > 0 {
+		q.flushRing()
+		m, err := q.sendKeys("done", iocDone, plain, 0, 0, 0, nil)
+		n += m
+		if e, ok := err.(*Error); ok {
+			err = e.Err
+		}
+		if err != nil {
+			return n, plain[m], err
+		}
+	}
+	return n, "", nil
+}
+
+// doneGetIoctl finishes done and takes up to max ready keys (into
+// q.w.held) in one KWQ_IOC_DONE_GET that does not wait: the worker
+// cycle without a ring. Returns how many keys were finished and the
+// error of the done part (the get's EAGAIN is none).
+func (q *Queue) doneGetIoctl(done []string, max int) (int, error) {
 	rb := getBuf()
 	defer putBuf(rb)
 	for _, k := range done {
@@ -820,144 +961,52 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 	}
 	rb.b = rb.b[:want]
 	a := &rb.get
-	*a = doneGetArgs{DoneNr: uint32(len(done)), DoneLen: uint32(dl)}
-	if dl > 0 {
-		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&rb.b[0])))
-	}
+	*a = doneGetArgs{DoneNr: uint32(len(done)), DoneLen: uint32(dl),
+		DoneRecs: uint64(uintptr(unsafe.Pointer(&rb.b[0])))}
 	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&rb.b[dl]))), RecsLen: uint32(want - dl),
 		Max: uint32(max), ProcessingTimeoutNs: q.lease.Load()}
-	finished, op, err := q.doneGetIoctl(a, timeout)
-	if err != nil {
-		k := ""
-		if finished < len(done) {
-			k = done[finished]
+	err := ioctlNow(q.fd, iocDoneGet, unsafe.Pointer(a))
+	n := int(a.Done)
+	if n < len(done) {
+		return n, err
+	}
+	keys, perr := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), make([]string, 0, a.Get.Nr))
+	if len(keys) > 0 {
+		t := make([]taken, len(keys))
+		for i, k := range keys {
+			t[i] = taken{key: k}
 		}
-		err = q.err(op, k, err)
-		q.finished(finished, err)
-		return nil, err
+		q.w.push(t)
 	}
-	q.finished(finished, nil)
-	q.held.Add(int64(a.Get.Nr))
-	keys, err := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), make([]string, 0, a.Get.Nr))
-	if err != nil {
-		return keys, q.err(op, "", err)
+	if perr != nil {
+		q.onError(q.err("get", "", perr))
 	}
-	return keys, nil
+	return n, nil
+}
+
+// handOut gives keys taken to the caller: each ring lease is listed for
+// its Done, and each key counts as held by this Queue.
+func (q *Queue) handOut(ts []taken) []string {
+	keys := make([]string, len(ts))
+	for i, t := range ts {
+		if q.ring != nil {
+			q.holdLease(t)
+		}
+		keys[i] = t.key
+	}
+	q.held.Add(int64(len(ts)))
+	return keys
 }
 
 // spinTries: how many more times a call that found no key ready tries
 // again without waiting, yielding the processor (runtime.Gosched) before
-// each, until it waits in the kernel. A producer (a goroutine of this
+// each, until it waits (wait.go). A producer (a goroutine of this
 // process, or another process on another CPU) usually adds a key within
-// that time, and the kernel's sleep and wake-up that this saves cost
-// more than the tries: Go's scheduler spins before it parks a thread for
-// the same reason. kwq-gobench's 1-producer, 2-consumer worker loop went
-// from 106-152k to 211-232k keys/s in one VM boot (Documentation/go.rst).
+// that time, and the sleep and wake-up that this saves cost more than
+// the tries: Go's scheduler spins before it parks a thread for the same
+// reason. kwq-gobench's 1-producer, 2-consumer worker loop went from
+// 106-152k to 211-232k keys/s in one VM boot (Documentation/go.rst).
 const spinTries = 3
-
-// doneGetIoctl runs the DONE_GET (or, with nothing to finish, GET) of a
-// (a.Done and its get timeout zero) within timeout. The first tries take
-// what is ready without waiting (ioctlNow, see spinTries); only if none
-// found a key does the call wait, in poll(2) on the queue's fd and on
-// q.wake, so that ShutDown ends the wait (ESHUTDOWN); each wake-up tries
-// again without waiting. The keys a call finished stay finished also when
-// its get part fails (EAGAIN): the calls after it only get. Once this
-// Queue is shut down, the keys are finished and the get is ESHUTDOWN.
-// Returns how many keys were finished and the name of the last call. The
-// first try is all a busy worker loop runs; the others are doneGetAgain's.
-func (q *Queue) doneGetIoctl(a *doneGetArgs, timeout time.Duration) (int, string, error) {
-	req, arg, op := doneGetReq(a)
-	if q.shut.Load() != 0 {
-		return q.doneShut(a, op)
-	}
-	if err := ioctlNow(q.fd, req, arg); err != nil {
-		return q.doneGetAgain(a, timeout, op, err)
-	}
-	return int(a.Done), op, nil
-}
-
-// doneShut finishes a's keys with KWQ_IOC_DONE (a shut-down Queue takes
-// none) and returns ESHUTDOWN for its get.
-func (q *Queue) doneShut(a *doneGetArgs, op string) (int, string, error) {
-	if a.DoneNr == 0 {
-		return 0, op, unix.ESHUTDOWN
-	}
-	ka := &keysArgs{Recs: a.DoneRecs, RecsLen: a.DoneLen, Nr: a.DoneNr}
-	if err := ioctl(q.fd, iocDone, unsafe.Pointer(ka)); err != nil {
-		return int(ka.Done), op, err
-	}
-	return int(ka.Done), "get", unix.ESHUTDOWN
-}
-
-// doneGetReq is the call that a's next try makes, and its name.
-func doneGetReq(a *doneGetArgs) (uintptr, unsafe.Pointer, string) {
-	if a.DoneNr == 0 {
-		return iocGet, unsafe.Pointer(&a.Get), "get"
-	}
-	return iocDoneGet, unsafe.Pointer(a), "done-get"
-}
-
-// doneGetAgain goes on after doneGetIoctl's first try (op) failed with err.
-func (q *Queue) doneGetAgain(a *doneGetArgs, timeout time.Duration, op string, err error) (int, string, error) {
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
-	finished := int(a.Done)
-	for try := 0; ; try++ {
-		if err != unix.EINTR && (err != unix.EAGAIN || timeout == 0) {
-			return finished, op, err
-		}
-		if op == "done-get" && int(a.Done) == int(a.DoneNr) {
-			a.DoneNr, a.DoneLen, a.DoneRecs = 0, 0, 0
-		}
-		if err == unix.EAGAIN {
-			if try < spinTries {
-				runtime.Gosched()
-			} else if err = q.waitReady(deadline); err != nil {
-				if a.DoneNr == 0 {
-					op = "get"
-				}
-				return finished, op, err
-			}
-		}
-		var req uintptr
-		var arg unsafe.Pointer
-		req, arg, op = doneGetReq(a)
-		a.Done, a.Get.TimeoutNs = 0, 0
-		err = ioctlNow(q.fd, req, arg)
-		if op == "done-get" {
-			finished += int(a.Done)
-		}
-	}
-}
-
-// waitReady waits until the queue's fd is readable (a key is ready), hung
-// up (shut down, destroyed) or in error, or until deadline (zero: none;
-// ETIMEDOUT), or until ShutDown of this Queue (ESHUTDOWN).
-func (q *Queue) waitReady(deadline time.Time) error {
-	fds := [2]unix.PollFd{{Fd: int32(q.fd), Events: unix.POLLIN}, {Fd: int32(q.wake), Events: unix.POLLIN}}
-	for {
-		if q.shut.Load() != 0 {
-			return unix.ESHUTDOWN
-		}
-		ms := -1
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return unix.ETIMEDOUT
-			}
-			ms = int((left + time.Millisecond - 1) / time.Millisecond)
-		}
-		n, err := unix.Poll(fds[:], ms)
-		if err != nil && err != unix.EINTR {
-			return err
-		}
-		if n > 0 && fds[1].Revents == 0 && fds[0].Revents != 0 {
-			return nil
-		}
-	}
-}
 
 // GetBatch takes up to max ready keys, waiting at most timeout for the
 // first (Forever: no limit; 0: EAGAIN at once; ETIMEDOUT when it
@@ -974,7 +1023,7 @@ func (q *Queue) TryGet(timeout time.Duration) (string, error) {
 // DoneGetOne finishes done ("": none) and takes one key, waiting at most
 // timeout as GetBatch does, in one system call: a single-key worker
 // loop's cycle (DoneGet without its slices). If done cannot be finished,
-// no key is taken and the error names it.
+// no key is handed out and the error names it.
 func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	op := "get"
 	if done != "" {
@@ -987,42 +1036,19 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 		if err := validKey(done); err != nil {
 			return "", q.err("done", done, err)
 		}
-	}
-	ob := q.take.get()
-	a := &ob.get
-	*a = doneGetArgs{}
-	if done != "" {
-		a.DoneRecs = uint64(uintptr(unsafe.Pointer(&ob.rec[0])))
-		a.DoneLen = uint32(putRec(ob.rec[:], done, 0))
-		a.DoneNr = 1
-	}
-	a.Get = getArgs{Recs: uint64(uintptr(unsafe.Pointer(&ob.out[0]))), RecsLen: recSizeMax,
-		Max: 1, ProcessingTimeoutNs: q.lease.Load()}
-	finished, op, err := q.doneGetIoctl(a, timeout)
-	var key string
-	switch {
-	case err != nil:
-		k := ""
-		if finished == 0 {
-			k = done
-		}
-		err = q.err(op, k, err)
-		if finished == 0 && done != "" {
-			q.finished(0, err) // ESTALE: the lease is gone
-		}
-	case a.Get.Nr != 1 || int(a.Get.Used) > len(ob.out):
-		err = q.err(op, "", unix.EPROTO)
-	default:
-		q.held.Add(1)
-		if key, _, err = parseRec(ob.out[:a.Get.Used]); err != nil {
-			err = q.err(op, "", err)
+		one := [1]string{done}
+		if err := q.finishFirst(one[:], 1); err != nil {
+			return "", err
 		}
 	}
-	if finished > 0 {
-		q.finished(finished, nil)
+	if q.shut.Load() != 0 {
+		return "", q.err("get", "", unix.ESHUTDOWN)
 	}
-	q.take.put(ob)
-	return key, err
+	ts, err := q.takeKeys(1, timeout)
+	if err != nil {
+		return "", q.err("get", "", err)
+	}
+	return q.handOut(ts)[0], nil
 }
 
 // Stats are the counters of the queue (KWQ_IOC_STATS).
@@ -1083,6 +1109,12 @@ func (q *Queue) report(err error) {
 // Add is TryAdd with the error to the ErrorHandler. An add after
 // ShutDown is dropped silently, as client-go does.
 func (q *Queue) Add(key string) {
+	if q.ring != nil && q.state.Load() == 0 && q.shut.Load() == 0 && validKey(key) == nil {
+		if err := q.ringAdd(key, 0, 0, 0, "add"); err != nil {
+			q.onError(q.err("add", key, err))
+		}
+		return
+	}
 	if err := q.TryAdd(key); err != nil && !errors.Is(err, unix.ESHUTDOWN) {
 		q.onError(err)
 	}
@@ -1115,6 +1147,14 @@ func (q *Queue) Get() (key string, shutdown bool) {
 // this Queue does not hold (ENOENT, EPERM) is a no-op, as in client-go,
 // counted by NotHeldDones.
 func (q *Queue) Done(key string) {
+	if q.ring != nil && q.state.Load() == 0 {
+		if q.isLeased(key) {
+			// Its failure (ESTALE) reaches the ErrorHandler.
+			q.doneLeases([]string{key}, 0, false)
+			q.finished(1, nil)
+			return
+		}
+	}
 	err := q.TryDone(key)
 	if err != nil && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EPERM)) {
 		q.notHeld.Add(1)

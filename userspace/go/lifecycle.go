@@ -5,7 +5,9 @@ package kwq
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -36,7 +38,7 @@ const (
 )
 
 // lifecycle is a Queue's shutdown state besides Queue.shut: mu guards
-// shut's writes, wake's closing and err; cond is ShutDownWithDrain's.
+// shut's writes and err; cond is ShutDownWithDrain's.
 type lifecycle struct {
 	mu   sync.Mutex
 	cond sync.Cond
@@ -45,13 +47,14 @@ type lifecycle struct {
 
 // newQueue is the Queue of the fd attached to queue name.
 func newQueue(fd int, name string, errorHandler func(error)) (*Queue, error) {
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
-		unix.Close(fd)
-		return nil, &Error{Op: "open", Queue: name, Err: err}
-	}
-	q := &Queue{fd: fd, wake: wake, name: name, onError: handler(errorHandler)}
+	q := &Queue{fd: fd, name: name, onError: handler(errorHandler),
+		shutCh: make(chan struct{}), leases: map[string]taken{}}
 	q.life.cond.L = &q.life.mu
+	q.w.cond.L = &q.w.mu
+	// KWQ_GO_RINGS=0: ioctls only, as on a kernel without rings (tests).
+	if os.Getenv("KWQ_GO_RINGS") != "0" {
+		q.ring = setupRing(q)
+	}
 	return q, nil
 }
 
@@ -72,16 +75,6 @@ func (q *Queue) fits(cfg Config) (*Queue, error) {
 		return nil, err
 	}
 	return q, nil
-}
-
-// closeWake closes wake, for Close.
-func (q *Queue) closeWake() {
-	q.life.mu.Lock()
-	if q.wake >= 0 {
-		unix.Close(q.wake)
-		q.wake = -1
-	}
-	q.life.mu.Unlock()
 }
 
 // finished accounts for n keys this Queue finished, and one more if err
@@ -147,22 +140,53 @@ func (q *Queue) shutDown(drain bool) {
 		bits |= shutDrain
 	}
 	q.shut.Store(bits)
-	// After the store: a Get the eventfd wakes finds q.shut set.
-	if first && q.wake >= 0 {
-		one := [8]byte{1}
-		unix.Write(q.wake, one[:])
+	// After the store: a Get the channel wakes finds q.shut set.
+	if first {
+		close(q.shutCh)
 	}
 	l.cond.Broadcast()
+	l.mu.Unlock()
+	// Keys taken that no Get will hand out now go back to the queue.
+	q.giveBack()
+	l.mu.Lock()
 	for drain && q.shut.Load()&shutDrain != 0 && q.held.Load() > 0 {
 		l.cond.Wait()
 	}
 	l.mu.Unlock()
 }
 
+// giveBack returns the keys taken and not handed out (q.w.held) to the
+// queue: each is added again and finished, so it is ready as before.
+func (q *Queue) giveBack() {
+	ts := q.w.pop(BatchMax)
+	for len(ts) > 0 {
+		for _, t := range ts {
+			if t.ring {
+				q.ring.record(sqeAdd, 0, t.key, 0, 0, 0, sqMeta{op: "add", key: t.key})
+				q.ring.record(sqeDoneLease, 0, "", 0, t.slot, t.gen, sqMeta{op: "done", key: t.key, quiet: true})
+				continue
+			}
+			one := []string{t.key}
+			q.sendKeys("add", iocAdd, one, 0, 0, 0, nil)
+			q.sendKeys("done", iocDone, one, 0, 0, 0, nil)
+		}
+		ts = q.w.pop(BatchMax)
+	}
+	q.flushRing()
+}
+
 // ShuttingDown reports whether this Queue or the queue is shut down.
 func (q *Queue) ShuttingDown() bool {
 	if q.shut.Load() != 0 {
 		return true
+	}
+	if r := q.ring; r != nil && q.state.Load()&stClosed == 0 {
+		f := atomic.LoadUint32(r.status)
+		if f&statusDestroyed != 0 {
+			q.report(q.err("stats", "", unix.EIDRM))
+			return false
+		}
+		return f&statusShutdown != 0
 	}
 	s, err := q.Stats()
 	q.report(err)

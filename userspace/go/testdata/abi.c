@@ -4,6 +4,7 @@
  * "NAME VALUE" a line, for abi_test.go (KWQ_ABI_FILE): make check builds
  * and runs it, so the Go mirror of the ABI is compared with the header.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <linux/kwq.h>
 
@@ -28,6 +29,29 @@ int main(void)
 	P(KWQ_IOC_PURGE);
 	P(KWQ_IOC_INSPECT);
 	P(KWQ_IOC_TOUCH);
+	P(KWQ_IOC_RING_SETUP);
+	P(KWQ_IOC_RING_ENTER);
+	P(KWQ_RING_OFF_USER);
+	P(KWQ_RING_OFF_KERNEL);
+	P(KWQ_RING_OFF_STATUS);
+	P(KWQ_RING_LEASES_MAX);
+	P(KWQ_SQE_SIZE);
+	P(KWQ_SQE_INLINE);
+	P(KWQ_LEASE_SLOT_SIZE);
+	P(sizeof(struct kwq_sqe) - 40);
+	P(sizeof(struct kwq_cqe));
+	P(offsetof(struct kwq_lease_slot, key));
+	P(offsetof(struct kwq_ring_status, ready));
+	P(offsetof(struct kwq_ring_status, flags));
+	P(KWQ_SQE_ADD);
+	P(KWQ_SQE_DONE);
+	P(KWQ_SQE_DONE_LEASE);
+	P(KWQ_CQE_LEASE);
+	P(KWQ_RING_F_BROKEN);
+	P(KWQ_STATUS_SHUTDOWN);
+	P(KWQ_STATUS_DESTROYED);
+	P(KWQ_ENTER_SUBMIT);
+	P(KWQ_ENTER_GET);
 	P(sizeof(struct kwq_info_rec));
 	P(KWQ_INFO_REC_SIZE_MAX);
 	P(KWQ_INSPECT_MAX);

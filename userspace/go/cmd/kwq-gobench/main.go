@@ -20,6 +20,8 @@
 //	          (the producer backs off on ENOSPC): the shape of
 //	          kwq_ubench's kwq_single, to set the Go package's cost
 //	          against libkwq's
+//	idle50    (-idle, a process of its own) 50 worker goroutines in
+//	          Get on an empty queue: the OS threads of the process
 //	addafter  AFTER AddAfter calls of distinct keys an hour away, then
 //	          ShutDown
 //	            clientgo    AddAfter (to its waiting goroutine)
@@ -43,6 +45,7 @@ import (
 	"golang.org/x/sys/unix"
 	"k8s.io/client-go/util/workqueue"
 	"kwq.dev/kwq"
+	"kwq.dev/kwq/internal/idlework"
 )
 
 const (
@@ -309,20 +312,44 @@ func phases(items, rep int) {
 		rep, items, t1.Sub(t0).Nanoseconds(), t2.Sub(t1).Nanoseconds())
 }
 
+// idle is -idle: idlework's 50 workers, then the process's OS threads
+// against GOMAXPROCS. Its own process (bench.sh runs it alone), so that
+// no earlier shape's threads count.
+func idle(rep int) {
+	q := newKwq(0)
+	rings := q.Rings()
+	n, processed, err := idlework.Run(q)
+	if err != nil || processed != idlework.Keys {
+		die("idle: %d of %d keys processed: %v", processed, idlework.Keys, err)
+	}
+	fmt.Printf("RESULT suite=goidle impl=kwq shape=idle50 rep=%d items=%d threads=%d gomaxprocs=%d rings=%v\n",
+		rep, idlework.Workers, n, runtime.GOMAXPROCS(0), rings)
+	dropKwq(q)
+}
+
 func main() {
 	items := flag.Int("items", 200000, "keys per pipeline run")
 	after := flag.Int("after", 1000000, "AddAfter calls per addafter run")
 	rep := flag.Int("rep", 1, "repetition number (rotates the order)")
 	host := flag.Bool("host", false, "client-go only (the host's native figures)")
 	phase := flag.Bool("phases", false, "only the single-goroutine phases (-items keys)")
+	idleRun := flag.Bool("idle", false, "only the OS threads of 50 idle workers")
+	rings := flag.Bool("rings", true, "use the kernel's shared rings (false: ioctls only, KWQ_GO_RINGS=0)")
 	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say); "+
 		"\"setup\": make the keys, run nothing (insnprof.sh's baseline)")
 	flag.Parse()
+	if !*rings {
+		os.Setenv("KWQ_GO_RINGS", "0")
+	}
 	if *items < 1 || *after < 1 {
 		die("-items and -after must be positive")
 	}
 	if *phase {
 		phases(*items, *rep)
+		return
+	}
+	if *idleRun {
+		idle(*rep)
 		return
 	}
 	suite := "go"

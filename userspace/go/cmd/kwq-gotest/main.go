@@ -27,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 	"k8s.io/client-go/util/workqueue"
 	"kwq.dev/kwq"
+	"kwq.dev/kwq/internal/idlework"
 )
 
 var (
@@ -686,6 +687,8 @@ func child(mode, name string) {
 			time.Sleep(time.Millisecond)
 			q.Done(k)
 		}
+	case "idle": // 50 workers, then idle: print the process's OS threads
+		idleThreads(q)
 	case "hold": // take 3 keys, say so, then wait to be killed
 		keys, err := q.GetBatch(3, 10*time.Second)
 		if err != nil || len(keys) != 3 {
@@ -696,6 +699,129 @@ func child(mode, name string) {
 		time.Sleep(time.Hour)
 	}
 	os.Exit(0)
+}
+
+// idleThreads runs idlework on q and prints "threads N limit L
+// processed P rings R".
+func idleThreads(q *kwq.Queue) {
+	n, processed, err := idlework.Run(q)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("threads %d limit %d processed %d rings %v\n", n, runtime.GOMAXPROCS(0)+5,
+		processed, q.Rings())
+}
+
+// testIdleThreads: 50 idle workers park goroutines in Go's netpoller,
+// not an OS thread each: the helper process has at most GOMAXPROCS + 5
+// threads while they wait (with rings, and with ioctls only).
+func testIdleThreads() error {
+	for _, rings := range []string{"1", "0"} {
+		q, err := newQueue(nil)
+		if err != nil {
+			return err
+		}
+		os.Setenv("KWQ_GO_RINGS", rings)
+		cmd, out, err := spawn("idle", q.Name())
+		os.Unsetenv("KWQ_GO_RINGS")
+		if err != nil {
+			finish(q)
+			return err
+		}
+		var line string
+		if out.Scan() {
+			line = out.Text()
+		}
+		cmd.Wait()
+		finish(q)
+		var n, limit, processed int
+		var r bool
+		if _, err := fmt.Sscanf(line, "threads %d limit %d processed %d rings %t", &n, &limit, &processed, &r); err != nil {
+			return errorf("helper said %q", line)
+		}
+		fmt.Printf("    # KWQ_GO_RINGS=%s: %d threads with 50 idle workers (rings %v), at most %d\n", rings, n, r, limit)
+		if processed != idlework.Keys {
+			return errorf("the workers processed %d of %d keys", processed, idlework.Keys)
+		}
+		if n > limit {
+			return errorf("%d OS threads with 50 idle workers (rings %v), want <= GOMAXPROCS + 5 = %d", n, r, limit)
+		}
+		if r != (rings == "1") {
+			return errorf("KWQ_GO_RINGS=%s: rings %v", rings, r)
+		}
+	}
+	return nil
+}
+
+// testAddMany: Adds from many goroutines, many times the ring's size,
+// with nobody waiting: a full ring holds them back, none is lost; the
+// adds a MaxItems cap refuses reach the ErrorHandler (ENOSPC, naming the
+// key), each once, by the time Len answers.
+func testAddMany() error {
+	const goroutines, per, max = 8, 250, 1500
+	var mu sync.Mutex
+	refused := map[string]int{}
+	var other []error
+	q, err := newQueueCfg(kwq.Config{MaxItems: max, ErrorHandler: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var ke *kwq.Error
+		if errors.As(err, &ke) && errors.Is(err, unix.ENOSPC) && ke.Op == "add" {
+			refused[ke.Key]++
+		} else {
+			other = append(other, err)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				q.Add(fmt.Sprintf("m%d-%04d", g, i))
+			}
+		}()
+	}
+	wg.Wait()
+	t1 := time.Now()
+	n := q.Len()
+	t2 := time.Now()
+	s, err := q.Stats()
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(other) > 0 {
+		return errorf("unexpected errors: %v", other)
+	}
+	for k, c := range refused {
+		if c != 1 {
+			return errorf("%q refused %d times", k, c)
+		}
+	}
+	if n != max || s.Len != max || len(refused) != goroutines*per-max {
+		return errorf("Len %d, Stats.Len %d, %d refused (ENOSPC); want %d, %d, %d",
+			n, s.Len, len(refused), max, max, goroutines*per-max)
+	}
+	fmt.Printf("    # rings %v: %d adds from %d goroutines, %d queued, %d refused; adds %v, Len %v\n",
+		q.Rings(), goroutines*per, goroutines, n, len(refused), t1.Sub(t0), t2.Sub(t1))
+	return nil
+}
+
+// noRings runs fn with queues made without rings (the ioctl fallback).
+func noRings(fn func() error) func() error {
+	return func() error {
+		os.Setenv("KWQ_GO_RINGS", "0")
+		defer os.Unsetenv("KWQ_GO_RINGS")
+		return fn()
+	}
 }
 
 func spawn(mode, name string) (*exec.Cmd, *bufio.Scanner, error) {
@@ -1207,6 +1333,15 @@ func main() {
 	add("ShutDown during ShutDownWithDrain ends it, nothing reported (client-go)", testShutDownInDrain)
 	add("ShutDownWithDrain waits for the keys processing, not those queued (client-go)", testDrainQueued)
 	add("a Get ended by a destroyed queue: shutdown, and Err tells EIDRM", testGetLostQueue)
+	add("Adds from 8 goroutines, 8 times a ring: none lost, refusals reported once", testAddMany)
+	add("without rings (ioctls only): Adds from 8 goroutines", noRings(testAddMany))
+	add("50 idle workers wait in the netpoller: OS threads <= GOMAXPROCS + 5", testIdleThreads)
+	add("without rings (ioctls only): dedup", noRings(testDedup))
+	add("without rings (ioctls only): processing/dirty", noRings(testDirty))
+	add("without rings (ioctls only): batches and priorities", noRings(testBatchPriority))
+	add("without rings (ioctls only): processing deadlines", noRings(testDeadline))
+	add("without rings (ioctls only): DoneGetOne", noRings(testDoneGetOne))
+	add("without rings (ioctls only): two processes", noRings(testTwoProcesses))
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
