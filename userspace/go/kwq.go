@@ -668,7 +668,7 @@ func (q *Queue) TryAddAfterPolicy(key string, d time.Duration, p AfterPolicy) er
 		return q.TryAddAfter(key, d)
 	}
 	if d <= 0 {
-		return q.err("add-after", key, fmt.Errorf("delay %v: a policy needs a positive delay", d))
+		return q.err("add-after", key, fmt.Errorf("delay %v: a policy needs a positive delay: %w", d, unix.EINVAL))
 	}
 	return q.keyIoctl("add-after", iocAdd, key, 0, addAfter|uint32(p), d, nil)
 }
