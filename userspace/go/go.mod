@@ -3,6 +3,7 @@ module kwq.dev/kwq
 go 1.26.0
 
 require (
+	github.com/prometheus/client_golang v1.23.2
 	golang.org/x/sys v0.49.0
 	k8s.io/client-go v0.36.4
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2

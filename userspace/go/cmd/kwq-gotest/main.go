@@ -1207,6 +1207,7 @@ func main() {
 	add("ShutDown during ShutDownWithDrain ends it, nothing reported (client-go)", testShutDownInDrain)
 	add("ShutDownWithDrain waits for the keys processing, not those queued (client-go)", testDrainQueued)
 	add("a Get ended by a destroyed queue: shutdown, and Err tells EIDRM", testGetLostQueue)
+	add("Prometheus: the example controller's own /metrics has the queue's workqueue_* series (kwqprom)", testPrometheus)
 	addBehave()
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
