@@ -597,7 +597,8 @@ if [[ " $sections " == *" static "* ]]; then
 	run_check "go vet and host tests of the Go package kwq.dev/kwq (ABI against the C header; vet of its kwqcount build too)" sh -c \
 		'mkdir -p "$2" && gcc -Wall -Wextra -Werror -I"$1/include/uapi" -o "$2/abi" "$1/userspace/go/testdata/abi.c" &&
 		"$2/abi" >"$2/abi.txt" &&
-		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest kwq.dev/kwq/example &&
+		"$0" go vet kwq.dev/kwq kwq.dev/kwq/compat kwq.dev/kwq/cmd/kwq-gotest kwq.dev/kwq/example \
+			kwq.dev/kwq/kwqtest kwq.dev/kwq/internal/behave kwq.dev/kwq/kwqprom &&
 		"$0" go vet -tags kwqcount kwq.dev/kwq &&
 		"$0" go vet -tags kwqcount "$1/tools/bench-host/gocount/main.go" &&
 		KWQ_ABI_FILE="$2/abi.txt" "$0" go test -count=1 -v kwq.dev/kwq' \
@@ -605,6 +606,13 @@ if [[ " $sections " == *" static "* ]]; then
 	cgver=$(sid_pin golang-k8s-client-go-dev)
 	run_check "*kwq.Queue is a client-go ${cgver%-*} workqueue.TypedRateLimitingInterface[string]" \
 		"$goenv" go test -count=1 -v kwq.dev/kwq/compat
+	# The in-process queue for controllers' unit tests: the behaviour
+	# cases go_test runs against the module in the VM (internal/behave),
+	# here on a fake clock, and its own cases (waits, Close, drain).
+	run_check "package kwqtest: kwq's semantics in the process on a fake clock (the behave cases go_test runs against the module)" \
+		"$goenv" go test -count=1 -v kwq.dev/kwq/kwqtest
+	run_check "package kwqprom: a queue's kernel metrics in the process's Prometheus registry under client-go's workqueue_* names" \
+		"$goenv" go test -count=1 -v kwq.dev/kwq/kwqprom
 	# Module mode: userspace/go/go.mod's requirements, resolved offline
 	# from the same Debian sources (go-env.sh, KWQ_GO_MODULES).
 	run_check "go build and vet of module kwq.dev/kwq in module mode (userspace/go/go.mod)" sh -c \

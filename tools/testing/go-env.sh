@@ -13,7 +13,8 @@
 # userspace/go/go.mod: a workspace ($KWQ_OUT/go/go.work) uses that module
 # and replaces every module an unpacked package holds (its go.mod's
 # "module" line) with the package's sources, so that the requirements of
-# go.mod resolve offline; run CMD in userspace/go.
+# go.mod resolve offline (a package with no go.mod gets one, naming its
+# top source directory, in a copy of links); run CMD in userspace/go.
 #
 # usage: go-env.sh CMD [ARG...]	(e.g. go-env.sh go build kwq.dev/kwq)
 set -euo pipefail
@@ -69,6 +70,20 @@ if [ "${KWQ_GO_MODULES:-0}" = 1 ]; then
 					mod=$(awk '$1 == "module" { print $2; exit }' "$m")
 					echo "	$mod => $(dirname "$m")"
 				done
+			# A package of sources with no go.mod (a module from before
+			# modules, as github.com/munnerz/goautoneg): its top source
+			# directory is the module, given a go.mod in a copy of links.
+			if [ -z "$(find "$d" -name go.mod -print -quit)" ]; then
+				top=$(find "$d" -name '*.go' -printf '%h\n' | awk '{ print length, $0 }' |
+					sort -n | head -1 | cut -d' ' -f2-)
+				[ -n "$top" ] || continue
+				mod=${top#"$d"/src/}
+				shadow=$out/nomod/$mod
+				mkdir -p "$shadow"
+				ln -sfn "$top"/* "$shadow"/
+				echo "module $mod" >"$shadow/go.mod"
+				echo "	$mod => $shadow"
+			fi
 		done
 		echo ")"
 	} >"$work.tmp"

@@ -685,7 +685,7 @@ func (q *Queue) TryAddAfterPolicy(key string, d time.Duration, p AfterPolicy) er
 		return q.TryAddAfter(key, d)
 	}
 	if d <= 0 {
-		return q.err("add-after", key, fmt.Errorf("delay %v: a policy needs a positive delay", d))
+		return q.err("add-after", key, fmt.Errorf("delay %v: a policy needs a positive delay: %w", d, unix.EINVAL))
 	}
 	return q.keyIoctl("add-after", iocAdd, key, 0, addAfter|uint32(p), d, nil)
 }
@@ -1063,6 +1063,26 @@ type Stats struct {
 	ShuttingDown                          bool
 	Priorities                            []PriorityLen // highest first, at most 8
 	OtherPriorities                       uint64        // ready keys of the levels not listed
+	// QueueDuration: how long keys waited ready before a Get took them;
+	// WorkDuration: how long from Get to Done (client-go's histograms).
+	QueueDuration, WorkDuration Histogram
+}
+
+// HistogramBounds are the upper bounds of a Histogram's buckets, in
+// seconds: 10^(i+1) ns, client-go's workqueue buckets.
+var HistogramBounds = [statsBuckets]float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10}
+
+// Histogram is a duration histogram as Prometheus keeps one: Le[i]
+// counts the durations of at most HistogramBounds[i] (cumulative), Count
+// all of them, Sum their total.
+type Histogram struct {
+	Le    [statsBuckets]uint64
+	Count uint64
+	Sum   time.Duration
+}
+
+func histOf(h *statsHist) Histogram {
+	return Histogram{Le: h.Le, Count: h.Count, Sum: time.Duration(h.SumNs)}
 }
 
 // PriorityLen is the number of ready keys of one priority level (its Len).
@@ -1091,7 +1111,8 @@ func (q *Queue) Stats() (Stats, error) {
 		UnfinishedWork: time.Duration(a.UnfinishedWorkNs), LongestRunning: time.Duration(a.LongestRunningNs),
 		ShuttingDown: a.ShuttingDown != 0, OtherPriorities: a.PriosOther,
 		Dead: a.Dead, DeadTotal: a.DeadTotal, DeadDroppedTotal: a.DeadDroppedTotal,
-		ProcessingTimeouts: a.ProcessingTimeoutsTotal}
+		ProcessingTimeouts: a.ProcessingTimeoutsTotal,
+		QueueDuration:      histOf(&a.QueueDuration), WorkDuration: histOf(&a.WorkDuration)}
 	for i := 0; i < int(a.NrPrios) && i < statsPrios; i++ {
 		s.Priorities = append(s.Priorities, PriorityLen{a.Prios[i].Priority, a.Prios[i].Len})
 	}

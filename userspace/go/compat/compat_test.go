@@ -10,12 +10,17 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 	"kwq.dev/kwq"
+	"kwq.dev/kwq/kwqtest"
 )
 
 var (
 	_ workqueue.TypedRateLimitingInterface[string] = (*kwq.Queue)(nil)
 	_ workqueue.TypedDelayingInterface[string]     = (*kwq.Queue)(nil)
 	_ workqueue.TypedInterface[string]             = (*kwq.Queue)(nil)
+
+	// The in-process queue of a controller's unit tests is one too.
+	_ workqueue.TypedRateLimitingInterface[string] = (*kwqtest.Queue)(nil)
+	_ kwq.Interface                                = (*kwqtest.Queue)(nil)
 )
 
 // A controller holds its queue as the interface; kwq.New is the one line

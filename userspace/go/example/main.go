@@ -6,7 +6,12 @@
 // maxRetries). The queue is held as client-go's interface: only the
 // constructor is kwq's.
 //
-//	example [-queue NAME] [-workers N] [-keys N] [-v] [-destroy]
+//	example [-queue NAME] [-workers N] [-keys N] [-v] [-destroy] [-metrics ADDR]
+//
+// With -metrics it serves the queue's workqueue_* metrics on
+// http://ADDR/metrics from its own Prometheus registry (package kwqprom),
+// as a controller's /metrics does, and after its keys stays up, serving,
+// until SIGTERM or SIGINT.
 //
 // Every third key fails its first two reconciles; -v prints each failure,
 // its requeue with backoff and each success (make demo shows them). Exits 0 when every key
@@ -22,13 +27,20 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/util/workqueue"
 	"kwq.dev/kwq"
+	"kwq.dev/kwq/kwqprom"
 )
 
 const (
@@ -103,7 +115,10 @@ func main() {
 	nkeys := flag.Int("keys", 300, "keys to reconcile")
 	verbose := flag.Bool("v", false, "print every reconcile's outcome")
 	destroy := flag.Bool("destroy", false, "destroy the queue at the end")
+	metrics := flag.String("metrics", "", "serve /metrics on this address until SIGTERM")
 	flag.Parse()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 
 	q, err := kwq.New(kwq.Config{Name: *name, RateLimiter: kwq.NewMaxOfRateLimiter(
 		kwq.NewItemExponentialFailureRateLimiter(baseDelay, maxDelay),
@@ -113,6 +128,12 @@ func main() {
 		os.Exit(1)
 	}
 	defer q.Close()
+	if *metrics != "" {
+		if err := serveMetrics(q, *metrics); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 
 	c := &controller{queue: q, attempts: map[string]int{}, reconciled: map[string]int{},
 		verbose: *verbose}
@@ -133,6 +154,10 @@ func main() {
 	c.left.Wait()
 	c.queue.ShutDownWithDrain()
 	wg.Wait()
+	if *metrics != "" {
+		fmt.Println("example: reconciled; serving metrics until SIGTERM")
+		<-sigs
+	}
 	if *destroy {
 		if err := kwq.Destroy(*name); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -150,4 +175,20 @@ func main() {
 	if bad > 0 || c.retries.Load() == 0 {
 		os.Exit(1)
 	}
+}
+
+// serveMetrics serves q's metrics on http://addr/metrics, from a registry
+// of the process's own, as a controller's metrics endpoint does.
+func serveMetrics(q *kwq.Queue, addr string) error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(kwqprom.NewCollector(q))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	go http.Serve(l, mux)
+	fmt.Printf("example: metrics on http://%s/metrics\n", l.Addr())
+	return nil
 }

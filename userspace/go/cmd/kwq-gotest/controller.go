@@ -78,6 +78,11 @@ func controllerMain(name, logPath string) {
 				busy[key] = true
 				mu.Unlock()
 				logf("begin", key)
+				// The test's hold file keeps a reconcile begun while it
+				// exists from ending: a drain then has a key to wait for.
+				for held(logPath) {
+					time.Sleep(5 * time.Millisecond)
+				}
 				if slowKey(key) {
 					time.Sleep(200 * time.Millisecond)
 				} else {
@@ -110,6 +115,14 @@ func controllerMain(name, logPath string) {
 	}
 	os.Exit(0)
 }
+
+// held reports whether the test holds the reconciles (holdPath).
+func held(logPath string) bool {
+	_, err := os.Stat(holdPath(logPath))
+	return err == nil
+}
+
+func holdPath(logPath string) string { return logPath + ".hold" }
 
 // ctlRun is one start of the controller.
 type ctlRun struct {
@@ -339,6 +352,35 @@ func testControllerRestart() error {
 	if r, err = startUntil(name, logPath, "60 reconciles", doneAtLeast(60)); err != nil {
 		return err
 	}
+	// A reconcile that begins after the hold file exists cannot end, so
+	// the drain SIGTERM starts waits until the SIGKILL, however slow the
+	// machine is (without it, a drain that found its keys finished let
+	// the controller exit first).
+	hold := holdPath(logPath)
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		return err
+	}
+	defer os.Remove(hold)
+	lines, err := ctlLog(logPath)
+	if err != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		return err
+	}
+	mark := len(lines)
+	beganHeld := func(l [][]string) bool {
+		for _, f := range l[min(mark, len(l)):] {
+			if f[0] == "begin" && f[2] == fmt.Sprint(r.pid) {
+				return true
+			}
+		}
+		return false
+	}
+	if err := r.until(logPath, "a reconcile begun under the hold", beganHeld); err != nil {
+		return err
+	}
 	r.cmd.Process.Signal(syscall.SIGTERM)
 	drainStarted := func(l [][]string) bool {
 		for _, f := range l {
@@ -356,6 +398,9 @@ func testControllerRestart() error {
 		return err
 	}
 	fmt.Printf("    # killed in ShutDownWithDrain: %d leases returned\n", back)
+	if err := os.Remove(hold); err != nil {
+		return err
+	}
 	// 3. A clean restart: ShutDown, exit, start again.
 	if r, err = startUntil(name, logPath, "90 reconciles", doneAtLeast(90)); err != nil {
 		return err
@@ -385,7 +430,7 @@ func testControllerRestart() error {
 	if err := r.stop(syscall.SIGTERM); err != nil {
 		return err
 	}
-	lines, err := ctlLog(logPath)
+	lines, err = ctlLog(logPath)
 	if err != nil {
 		return err
 	}

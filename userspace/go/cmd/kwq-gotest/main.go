@@ -1342,6 +1342,8 @@ func main() {
 	add("without rings (ioctls only): processing deadlines", noRings(testDeadline))
 	add("without rings (ioctls only): DoneGetOne", noRings(testDoneGetOne))
 	add("without rings (ioctls only): two processes", noRings(testTwoProcesses))
+	add("Prometheus: the example controller's own /metrics has the queue's workqueue_* series (kwqprom)", testPrometheus)
+	addBehave()
 
 	fmt.Printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kwq_go\n    1..%d\n", len(cases))
 	for _, c := range cases {
