@@ -285,7 +285,8 @@ t_purge() {
 	systemctl daemon-reload
 	dpkg -l | grep -E ' (kwq-dkms|kwqctl|libkwq1|libkwq-dev) ' && fail "packages left in dpkg"
 	left=$(find / -xdev -name '*kwq*' -not -path "$S" -not -path "$S/*" \
-		-not -path '/root/*' 2>/dev/null)
+		-not -path '/root/*' -not -path /mnt/kwqtest \
+		-not -path '/etc/systemd/system/*kwq-system-test.service' 2>/dev/null)
 	[ -z "$left" ] || fail "left behind: $(echo "$left" | tr '\n' ' ')"
 	[ ! -e /var/lib/dkms/kwq ] || fail "/var/lib/dkms/kwq left"
 	! getent group kwq || fail "the group kwq is left"
