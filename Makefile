@@ -34,6 +34,11 @@
 #   make deb             Debian packages kwq-dkms, libkwq1, libkwq-dev, kwqctl
 #                        in $(KWQ_OUT)/deb, built from a copy of the tree
 #                        (tools/deb/deb.sh), then lintian
+#   make check-system    the packages on a real Debian 12 system in QEMU
+#                        (as root): mmdebstrap's root filesystem (cached),
+#                        stock 6.12 kernel, systemd; apt install, reboot,
+#                        a service, metrics, upgrades, purge
+#                        (tools/testing/system/, Documentation/testing.rst)
 #   make man             kwqctl.1, libkwq.3 and kwq.4 from Documentation/
 #                        (tools/man/mkman.py, docutils) in $(KWQ_OUT)/man
 #   make install         module (modules_install), udev rule (the kwq group
@@ -65,7 +70,7 @@ KWQ_SRCDIR ?= /usr/src/kwq-$(KWQ_VERSION)
 export KWQ_OUT
 
 .PHONY: all modules modules_clean clean check bench bench-host bench-host-tables demo kernel userspace install uninstall
-.PHONY: fuzz check-kcsan coverage deb man torture torture-plants
+.PHONY: fuzz check-kcsan coverage deb man torture torture-plants check-system
 
 # Man pages: NAME.SECTION from one page of Documentation/ each, with its
 # NAME line's description.
@@ -141,6 +146,9 @@ $(KWQ_OUT)/man/%: $$(man_rst_%) tools/man/mkman.py dkms.conf
 
 deb:
 	tools/deb/deb.sh
+
+check-system:
+	tools/testing/system/check-system.sh
 
 install: modules userspace man
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \

@@ -6,6 +6,9 @@
 # written here from it.
 #
 # usage: deb.sh            the .deb files end up in $KWQ_OUT/deb
+# KWQ_DEB_VERSION=V builds the packages (and the module, whose version is
+# dkms.conf's) as version V: make check-system's upgrades (a version that
+# sorts after dkms.conf's, e.g. 0.1.0+up1; the tree itself is untouched).
 # Lintian's verdict is the exit status; its report is $KWQ_OUT/deb/lintian.txt.
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
@@ -14,6 +17,11 @@ set -euo pipefail
 need_pkgs "${KWQ_PKGS_DEB[@]}"
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$KWQ_ROOT/dkms.conf")
 [ -n "$ver" ] || die "dkms.conf names no PACKAGE_VERSION"
+if [ -n "${KWQ_DEB_VERSION:-}" ]; then
+	[[ $KWQ_DEB_VERSION =~ ^[0-9][A-Za-z0-9.+~]*$ ]] ||
+		die "KWQ_DEB_VERSION=$KWQ_DEB_VERSION is no Debian upstream version"
+	ver=$KWQ_DEB_VERSION
+fi
 mkdir -p "$KWQ_OUT"
 out=$(realpath "$KWQ_OUT")/deb
 src=$out/kwq-$ver
@@ -34,6 +42,8 @@ else
 	stamp=$(date +%s)
 	what="a tree without git"
 fi
+# The copy's dkms.conf carries the version (KWQ_DEB_VERSION's, if given).
+sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf"
 
 # One entry, the version of dkms.conf; the changes themselves are in
 # Documentation/changelog.rst (and /usr/share/doc/*/changelog.gz).
