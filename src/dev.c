@@ -1558,7 +1558,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	};
 	unsigned int flags = 0, rflags, rounds = 0;
 	u32 n, want, min_nr, room, cap;
-	bool counted = false;
+	bool counted = false, waiting = false, armed = false, tried;
 	ktime_t start = 0;
 	s64 timeout, left;
 	void *owner;
@@ -1571,14 +1571,12 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	if (file->f_flags & O_NONBLOCK)
 		flags |= KWQ_GET_NONBLOCK;
 	/*
-	 * What the queue's rings published, first. A call that waits is
-	 * counted in their waiters; one that does not may wait elsewhere
-	 * (poll) if it finds nothing: producers ring until a get takes a key.
+	 * What the queue's rings published, first. A call that must wait is
+	 * counted in their waiters once it found too few keys without
+	 * waiting (below); one that may not wait and finds nothing may wait
+	 * elsewhere (poll): producers ring until a get takes a key.
 	 */
-	if (timeout && !(flags & KWQ_GET_NONBLOCK))
-		counted = kwq_rings_wait_begin(&uq->rings);
-	else
-		kwq_rings_arm(&uq->rings, &kf->armed);
+	kwq_rings_pull(&uq->rings);
 	/* One key needs no shared buffer, unless it is a long one. */
 	cap = a->max == 1 ? KWQ_REC_SMALL : KWQ_SCRATCH_OUT_LEN;
 	out.buf = kwq_buf_get(kf, cap, one, true);
@@ -1594,6 +1592,7 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	 * what is ready. A fault puts the round's keys back (kwq_unget) so
 	 * none is lost; earlier rounds were written out and are handed over.
 	 */
+again:
 	while (a->nr < a->max) {
 		want = min(a->max - a->nr, (u32)KWQ_GET_ROUND);
 		room = a->recs_len - a->used;
@@ -1613,6 +1612,12 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		out.room = min(room, cap);
 		rflags = left ? flags : flags | KWQ_GET_NONBLOCK;
 		min_nr = min(a->min_nr > a->nr ? a->min_nr - a->nr : 0, want);
+		/*
+		 * What is ready first, without waiting (DONE_GET's done part
+		 * never waits): a call that finds its keys is not counted in
+		 * the rings' waiters.
+		 */
+		tried = din || (!(rflags & KWQ_GET_NONBLOCK) && !waiting);
 		if (din) {
 			/* The first round: want >= 1 (recs_len was checked). */
 			ret = kwq_done_take(kf, uq->q, din, owner, items, want,
@@ -1620,24 +1625,29 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 			if (din->done < din->nr)
 				break;
 			din = NULL;
-			n = max(ret, 0);
-			/* Too few taken: wait for more as a GET would. */
-			if (!(rflags & KWQ_GET_NONBLOCK) &&
-			    (ret == -EAGAIN || (n && n < min_nr))) {
-				ret = kwq_get_batch_ctl(uq->q, owner, rflags,
-							left, items + n,
-							min_nr > n ?
-							min_nr - n : 0,
-							want - n, &ctl);
-				n += max(ret, 0);
-			}
-			/* Keys taken before an error are handed over. */
-			if (n)
-				ret = n;
 		} else {
-			ret = kwq_get_batch_ctl(uq->q, owner, rflags, left,
-						items, min_nr, want, &ctl);
+			ret = kwq_get_batch_ctl(uq->q, owner,
+						tried ? rflags | KWQ_GET_NONBLOCK :
+						rflags, left, items, min_nr,
+						want, &ctl);
 		}
+		n = max(ret, 0);
+		/* Too few taken: counted as a waiter, then wait as a GET. */
+		if (tried && !(rflags & KWQ_GET_NONBLOCK) &&
+		    (ret == -EAGAIN || (n && n < min_nr))) {
+			if (!waiting) {
+				counted = kwq_rings_wait_begin(&uq->rings);
+				waiting = true;
+			}
+			ret = kwq_get_batch_ctl(uq->q, owner, rflags, left,
+						items + n,
+						min_nr > n ? min_nr - n : 0,
+						want - n, &ctl);
+			n += max(ret, 0);
+		}
+		/* Keys taken before an error are handed over. */
+		if (n)
+			ret = n;
 		/*
 		 * A key too long for the stack's buffer: again with a larger
 		 * one (ETIMEDOUT if the timeout passes before the retry).
@@ -1680,6 +1690,17 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 		if (fatal_signal_pending(current))
 			break;
 		cond_resched();
+	}
+	/*
+	 * A call that may not wait found nothing: the file is armed (it may
+	 * wait in poll), then what producers published meanwhile is pulled
+	 * and tried once more.
+	 */
+	if (!a->nr && ret == -EAGAIN && !din && !armed &&
+	    (!timeout || flags & KWQ_GET_NONBLOCK)) {
+		kwq_rings_arm(&uq->rings, &kf->armed);
+		armed = true;
+		goto again;
 	}
 	kwq_buf_put(kf, out.buf, one);
 	kwq_rings_wait_end(&uq->rings, counted);

@@ -56,6 +56,8 @@
 #define KWQ_RING_ARENA		4096
 static_assert(KWQ_RING_ARENA >=
 	      KWQ_SQE_INLINE + (KWQ_SQE_SLOTS_MAX - 1) * KWQ_SQE_SIZE);
+/* struct kwq_ring.done_recs indexes a chunk */
+static_assert(KWQ_RING_CHUNK - 1 <= U8_MAX);
 /* Keys a get takes per core call (its items are on the stack). */
 #define KWQ_RING_GET_ROUND	16
 
@@ -105,6 +107,8 @@ struct kwq_ring {
 	u8 *state;			/* enum kwq_slot_state per slot */
 	u16 *slot_len;			/* key bytes each slot holds */
 	struct kwq_item *items;		/* the kernel's copy of each lease */
+	struct kwq_item *done_items;	/* KWQ_RING_CHUNK: a drain's dones */
+	u8 done_recs[KWQ_RING_CHUNK];	/* their records in ->recs */
 	struct kwq_ring_rec *recs;	/* KWQ_RING_CHUNK */
 	u8 *arena;			/* KWQ_RING_ARENA */
 	struct kwq_key keys[KWQ_RING_CHUNK];
@@ -183,6 +187,23 @@ static void kwq_ring_publish(struct kwq_ring *r)
 /* ------------------------------------------------------------------ */
 /* Parsing: copy once, then check the copy                             */
 
+/*
+ * Whether the @len bytes at @p are zero: a record's padding, under 64
+ * bytes, without memchr_inv()'s setup for long runs.
+ */
+static __always_inline bool kwq_ring_zero(const u8 *p, u32 len)
+{
+	u64 acc = 0, w;
+
+	for (; len >= sizeof(w); p += sizeof(w), len -= sizeof(w)) {
+		memcpy(&w, p, sizeof(w));
+		acc |= w;
+	}
+	for (; len; p++, len--)
+		acc |= *p;
+	return !acc;
+}
+
 /* Whether the copied first slot @s is a sound record of its op. */
 static bool kwq_sqe_ok(const struct kwq_sqe *s)
 {
@@ -196,7 +217,7 @@ static bool kwq_sqe_ok(const struct kwq_sqe *s)
 		return !flags && !s->len && s->nslots == 1 && !s->priority &&
 		       (s->op == KWQ_SQE_NOP ? !s->lease_slot && !s->arg :
 			!!s->arg) &&
-		       !memchr_inv(s->key, 0, sizeof(s->key));
+		       kwq_ring_zero(s->key, sizeof(s->key));
 	case KWQ_SQE_ADD:
 		if (flags & ~add_flags ||
 		    (flags & KWQ_SQE_F_AFTER && flags & KWQ_SQE_F_RATE_LIMITED) ||
@@ -237,7 +258,7 @@ static bool kwq_ring_copy_key(struct kwq_ring *r, const struct kwq_sqe *s,
 	}
 	*used += copied;
 	rec->key = key;
-	return !memchr_inv(key + s->len, 0, copied - s->len);
+	return kwq_ring_zero(key + s->len, copied - s->len);
 }
 
 /*
@@ -353,24 +374,43 @@ static void kwq_ring_slot_free(struct kwq_ring *r, u32 slot)
 }
 
 /*
- * KWQ_SQE_DONE_LEASE: the generation is checked against the kernel's
- * copy of the slot, never the shared one; the core checks the lease is
- * still the node's. The slot is free again either way.
+ * A run of @n sound KWQ_SQE_DONE_LEASE records at @recs. Each generation
+ * is checked against the kernel's copy of its slot, never the shared
+ * one, and the slot is free again either way (so a second record of the
+ * same slot is stale); then the leases still live end in one critical
+ * section, kwq_done_batch() checking each is still its node's.
  */
-static int kwq_ring_done_lease(struct kwq_ring *r, struct kwq_ring_rec *rec)
+static void kwq_ring_done_leases(struct kwq_ring *r,
+				 struct kwq_ring_rec *recs, u32 n)
 {
-	u32 slot = rec->lease_slot;
+	unsigned int done;
+	u32 i, slot, nr = 0, k = 0;
 	int ret;
 
-	if (slot >= r->nleases)
-		return -EINVAL;
-	slot = array_index_nospec(slot, r->nleases);
-	if (r->state[slot] != KWQ_SLOT_LEASED ||
-	    r->items[slot].lease != rec->arg)
-		return -ESTALE;
-	ret = kwq_done(r->q, &r->items[slot]);
-	kwq_ring_slot_free(r, slot);
-	return ret;
+	for (i = 0; i < n; i++) {
+		slot = recs[i].lease_slot;
+		if (slot >= r->nleases) {
+			recs[i].res = -EINVAL;
+			continue;
+		}
+		slot = array_index_nospec(slot, r->nleases);
+		if (r->state[slot] != KWQ_SLOT_LEASED ||
+		    r->items[slot].lease != recs[i].arg) {
+			recs[i].res = -ESTALE;
+			continue;
+		}
+		r->done_items[nr] = r->items[slot];
+		r->done_recs[nr++] = i;
+		kwq_ring_slot_free(r, slot);
+	}
+	/* The core stops at a lease that ended: note it, go on after it. */
+	while (k < nr) {
+		ret = kwq_done_batch(r->q, r->done_items + k, nr - k, &done);
+		k += done;
+		if (!ret || k >= nr)
+			break;
+		recs[r->done_recs[k++]].res = ret;
+	}
 }
 
 static int kwq_ring_apply_one(struct kwq_ring *r, struct kwq_ring_rec *rec)
@@ -382,8 +422,6 @@ static int kwq_ring_apply_one(struct kwq_ring *r, struct kwq_ring_rec *rec)
 	case KWQ_SQE_DONE:
 		/* Leased to this fd, or detached, as KWQ_IOC_DONE. */
 		return kwq_done_keys(r->q, &key, 1, r->owner, &done);
-	case KWQ_SQE_DONE_LEASE:
-		return kwq_ring_done_lease(r, rec);
 	case KWQ_SQE_FORGET:
 		return kwq_forget(r->q, rec->key, rec->len);
 	case KWQ_SQE_REMOVE:
@@ -407,6 +445,13 @@ static void kwq_ring_apply(struct kwq_ring *r, u32 n)
 			while (j < n && kwq_ring_same_add(rec, &r->recs[j]))
 				j++;
 			kwq_ring_adds(r, rec, j - i);
+			continue;
+		}
+		if (rec->op == KWQ_SQE_DONE_LEASE) {
+			while (j < n && r->recs[j].op == KWQ_SQE_DONE_LEASE &&
+			       !r->recs[j].res)
+				j++;
+			kwq_ring_done_leases(r, rec, j - i);
 			continue;
 		}
 		rec->res = kwq_ring_apply_one(r, rec);
@@ -518,25 +563,44 @@ static atomic_t *kwq_rings_waiters(struct kwq_rings *rs)
 	return rs->status ? (atomic_t *)&rs->status->waiters : NULL;
 }
 
-void kwq_rings_pull(struct kwq_rings *rs)
+/*
+ * Drain every ring of the queue that published records, and @own (NULL:
+ * none) whatever it published: its drain's result (the records consumed
+ * or -EINVAL) is returned and *@own_full set as kwq_ring_drain() sets
+ * it. So an enter that submits and gets drains its own ring in the same
+ * walk as everyone else's.
+ */
+static int kwq_rings_drain_all(struct kwq_rings *rs, struct kwq_ring *own,
+			       bool *own_full)
 {
 	struct kwq_ring *r;
+	int ret = 0, n;
 	bool full;
 
-	if (!READ_ONCE(rs->nr))
-		return;
 	mutex_lock(&rs->lock);
 	/* Each ring at most one ring's worth: bounded by what it holds. */
 	list_for_each_entry(r, &rs->list, node) {
 		/* Nothing published since its last drain: not even its lock. */
-		if (READ_ONCE(*kwq_ring_u32(r->user, KWQ_RU_SQ_TAIL)) ==
+		if (r != own &&
+		    READ_ONCE(*kwq_ring_u32(r->user, KWQ_RU_SQ_TAIL)) ==
 		    READ_ONCE(r->sq_head))
 			continue;
 		mutex_lock(&r->lock);
-		kwq_ring_drain(r, r->sq_entries, &full);
+		n = kwq_ring_drain(r, r->sq_entries, &full);
 		mutex_unlock(&r->lock);
+		if (r == own) {
+			ret = n;
+			*own_full = full;
+		}
 	}
 	mutex_unlock(&rs->lock);
+	return ret;
+}
+
+void kwq_rings_pull(struct kwq_rings *rs)
+{
+	if (READ_ONCE(rs->nr))
+		kwq_rings_drain_all(rs, NULL, NULL);
 }
 
 /*
@@ -602,6 +666,7 @@ static void kwq_ring_free(struct kwq_ring *r)
 			put_page(r->pages[i]);
 	kvfree(r->pages);
 	kvfree(r->items);
+	kfree(r->done_items);
 	kfree(r->free);
 	kfree(r->state);
 	kfree(r->slot_len);
@@ -644,9 +709,11 @@ static int kwq_ring_alloc(struct kwq_ring *r)
 			      GFP_KERNEL_ACCOUNT);
 	r->recs = kcalloc(KWQ_RING_CHUNK, sizeof(*r->recs),
 			  GFP_KERNEL_ACCOUNT);
+	r->done_items = kcalloc(KWQ_RING_CHUNK, sizeof(*r->done_items),
+				GFP_KERNEL_ACCOUNT);
 	r->arena = kmalloc(KWQ_RING_ARENA, GFP_KERNEL_ACCOUNT);
 	if (!r->user || !r->kern || !r->items || !r->free || !r->state ||
-	    !r->slot_len || !r->recs || !r->arena)
+	    !r->slot_len || !r->recs || !r->done_items || !r->arena)
 		return -ENOMEM;
 	for (i = 0; i < r->nleases; i++)
 		r->free[i] = r->nleases - 1 - i;
@@ -710,7 +777,8 @@ int kwq_ring_setup(struct kwq_rings *rs, struct kwq *q, void *owner,
 	/* What a ring costs counts against its setter's budget. */
 	r->charged = usize + ksize + a->lease_slots *
 		     (sizeof(struct kwq_item) + 5) + KWQ_RING_ARENA +
-		     KWQ_RING_CHUNK * sizeof(struct kwq_ring_rec) + sizeof(*r);
+		     KWQ_RING_CHUNK * (sizeof(struct kwq_ring_rec) +
+				       sizeof(struct kwq_item)) + sizeof(*r);
 	if (budget) {
 		if (!kwq_budget_charge(budget, r->charged)) {
 			kfree(r);
@@ -894,11 +962,49 @@ static void kwq_ring_fill(struct kwq_ring *r, struct kwq_ring_take *t,
 	kwq_ring_publish(r);
 }
 
+/*
+ * One round of a get: reserve up to @max slots (and completions), take
+ * keys into them (waiting up to @left for @min_nr, or without waiting if
+ * @left is 0), fill them. Returns the keys taken or the core's error;
+ * -EBUSY (no free completion) or -ENOBUFS (no free slot) if nothing
+ * could be reserved. t->nr is what was reserved.
+ */
+static int kwq_ring_round(struct kwq_ring *r, struct kwq_ring_take *t,
+			  const struct kwq_get_ctl *ctl, unsigned int flags,
+			  s64 left, u32 min_nr, u32 max)
+{
+	struct kwq_item items[KWQ_RING_GET_ROUND] __uninitialized;
+	u32 n;
+	int ret;
+
+	mutex_lock(&r->lock);
+	n = kwq_ring_reserve(r, t, min_t(u32, max, KWQ_RING_GET_ROUND));
+	if (!n)
+		ret = r->nfree ? -EBUSY : -ENOBUFS;
+	mutex_unlock(&r->lock);
+	if (!n)
+		return ret;
+	ret = kwq_get_batch_ctl(r->q, r->owner,
+				left ? flags : flags | KWQ_GET_NONBLOCK, left,
+				items, min(min_nr, n), n, ctl);
+	mutex_lock(&r->lock);
+	kwq_ring_fill(r, t, items, max(ret, 0));
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+/*
+ * The GET of an enter, the rings already pulled. Rounds take what is
+ * ready without waiting; only once a round comes back short of what the
+ * call needs is the getter counted in the waiters (then the rings are
+ * pulled again) and may it sleep, so a worker that finds keys pays no
+ * atomic or barrier on the status page. A call that may not wait and
+ * finds nothing arms the file the same way, then tries once more.
+ */
 static int kwq_ring_get(struct kwq_rings *rs, struct kwq_ring *r,
 			struct kwq_ring_enter_args *a, bool nonblock,
 			const bool *abort)
 {
-	struct kwq_item items[KWQ_RING_GET_ROUND] __uninitialized;
 	struct kwq_ring_take t = { .r = r };
 	const struct kwq_get_ctl ctl = {
 		.abort = abort, .copy = kwq_ring_lease_copy, .arg = &t,
@@ -906,46 +1012,53 @@ static int kwq_ring_get(struct kwq_rings *rs, struct kwq_ring *r,
 	};
 	s64 timeout = a->timeout_ns < 0 ? KWQ_WAIT_FOREVER : a->timeout_ns;
 	unsigned int flags = nonblock ? KWQ_GET_NONBLOCK : 0;
-	u32 n, min_nr, want = max(a->get_min, 1U);
-	bool waits = !nonblock && timeout, counted = false;
+	u32 min_nr, want = max(a->get_min, 1U);
+	bool waits = !nonblock && timeout, waiting = false, counted = false;
+	bool armed = false;
 	ktime_t start = timeout > 0 ? ktime_get() : 0;
-	s64 left;
+	s64 left = 0;
 	int ret = 0;
 
-	/* As kwq_get_keys() (dev.c): pulled, and producers ring if need be. */
-	if (waits)
-		counted = kwq_rings_wait_begin(rs);
-	else
-		kwq_rings_arm(rs, r->armed);
 	while (a->leased < a->get_max) {
-		left = a->leased >= want ? 0 : timeout;
-		if (left > 0 && a->leased) {
-			left -= ktime_to_ns(ktime_sub(ktime_get(), start));
-			if (left <= 0)
-				break;
+		left = 0;
+		if (waiting && a->leased < want) {
+			left = timeout;
+			if (timeout > 0) {
+				left -= ktime_to_ns(ktime_sub(ktime_get(),
+							      start));
+				if (left <= 0) {
+					ret = -ETIMEDOUT;
+					break;
+				}
+			}
 		}
-		mutex_lock(&r->lock);
-		n = kwq_ring_reserve(r, &t, min(a->get_max - a->leased,
-						(u32)KWQ_RING_GET_ROUND));
-		if (!n)
-			ret = r->nfree ? -EBUSY : -ENOBUFS;
-		mutex_unlock(&r->lock);
-		if (!n)
+		min_nr = a->get_min > a->leased ? a->get_min - a->leased : 0;
+		ret = kwq_ring_round(r, &t, &ctl, flags, left, min_nr,
+				     a->get_max - a->leased);
+		if (ret > 0)
+			a->leased += ret;
+		if (ret > 0 && (u32)ret == t.nr) {
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+			continue;
+		}
+		/* Short: nothing more was ready, or an error. */
+		if (ret != -EAGAIN && ret < 0)
 			break;
-		min_nr = min(a->get_min > a->leased ?
-			     a->get_min - a->leased : 0, n);
-		ret = kwq_get_batch_ctl(r->q, r->owner,
-					left ? flags : flags | KWQ_GET_NONBLOCK,
-					left, items, min_nr, n, &ctl);
-		mutex_lock(&r->lock);
-		kwq_ring_fill(r, &t, items, max(ret, 0));
-		mutex_unlock(&r->lock);
-		if (ret <= 0)
-			break;
-		a->leased += ret;
-		if ((u32)ret < n || fatal_signal_pending(current))
-			break;
-		cond_resched();
+		if (waits && !waiting && a->leased < want) {
+			/* Counted, the rings pulled again, then may sleep. */
+			counted = kwq_rings_wait_begin(rs);
+			waiting = true;
+			continue;
+		}
+		if (!waits && !armed && !a->leased) {
+			/* Producers ring from now on; what they published? */
+			kwq_rings_arm(rs, r->armed);
+			armed = true;
+			continue;
+		}
+		break;
 	}
 	kwq_rings_wait_end(rs, counted);
 	if (a->leased) {
@@ -972,13 +1085,23 @@ int kwq_ring_enter(struct kwq_rings *rs, struct kwq_ring *r,
 	      a->processing_timeout_ns)
 		return -EINVAL;
 	if (a->flags & KWQ_ENTER_SUBMIT) {
-		mutex_lock(&r->lock);
-		ret = kwq_ring_drain(r, r->sq_entries, &full);
-		mutex_unlock(&r->lock);
+		/*
+		 * This ring, and with a get every ring of the queue (what
+		 * the get must see), in one walk.
+		 */
+		if (a->flags & KWQ_ENTER_GET) {
+			ret = kwq_rings_drain_all(rs, r, &full);
+		} else {
+			mutex_lock(&r->lock);
+			ret = kwq_ring_drain(r, r->sq_entries, &full);
+			mutex_unlock(&r->lock);
+		}
 		if (ret < 0)
 			return ret;
 		a->submitted = ret;
 		ret = 0;
+	} else if (a->flags & KWQ_ENTER_GET) {
+		kwq_rings_pull(rs);
 	}
 	if (a->flags & KWQ_ENTER_GET)
 		ret = kwq_ring_get(rs, r, a, nonblock, abort);
