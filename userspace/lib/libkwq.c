@@ -1286,6 +1286,34 @@ static int ring_make_room(struct kwq_ring *r, unsigned int nslots)
 	}
 }
 
+/*
+ * @n key bytes of @src into @dst, then zeros up to @room (a multiple of
+ * 8): in words, as a record's 40 or 64 bytes are short runs that the
+ * string functions' setup would cost more than.
+ */
+static void ring_put_key(unsigned char *dst, const unsigned char *src,
+			 size_t n, size_t room)
+{
+	size_t off = 0;
+	uint64_t w;
+
+	for (; off + sizeof(w) <= n; off += sizeof(w)) {
+		memcpy(&w, src + off, sizeof(w));
+		memcpy(dst + off, &w, sizeof(w));
+	}
+	if (off < n) {
+		unsigned char b[sizeof(w)] = { 0 };
+		size_t i;
+
+		for (i = 0; off + i < n; i++)
+			b[i] = src[off + i];
+		memcpy(dst + off, b, sizeof(w));
+		off += sizeof(w);
+	}
+	for (w = 0; off < room; off += sizeof(w))
+		memcpy(dst + off, &w, sizeof(w));
+}
+
 KWQ_PUBLIC int kwq_ring_prep(struct kwq_ring *ring, unsigned int op,
 			     unsigned int flags, const void *key, size_t len,
 			     int priority, uint64_t arg, uint32_t *index)
@@ -1331,13 +1359,11 @@ KWQ_PUBLIC int kwq_ring_prep(struct kwq_ring *ring, unsigned int op,
 	sqe->lease_slot = op == KWQ_SQE_DONE_LEASE ? (__u32)priority : 0;
 	sqe->arg = arg;
 	n = len < KWQ_SQE_INLINE ? len : KWQ_SQE_INLINE;
-	memcpy(sqe->key, k, n);
-	memset(sqe->key + n, 0, KWQ_SQE_INLINE - n);
+	ring_put_key(sqe->key, k, n, KWQ_SQE_INLINE);
 	for (off = n, i = 1; i < nslots; i++, off += n) {
 		slot = ring->sqes + ((ring->tail + i) & mask) * KWQ_SQE_SIZE;
 		n = len - off < KWQ_SQE_SIZE ? len - off : KWQ_SQE_SIZE;
-		memcpy(slot, k + off, n);
-		memset(slot + n, 0, KWQ_SQE_SIZE - n);
+		ring_put_key(slot, k + off, n, KWQ_SQE_SIZE);
 	}
 	if (index)
 		*index = ring->tail;
@@ -1444,11 +1470,15 @@ static unsigned int ring_hand_out(struct kwq_ring *r,
 	return n;
 }
 
-KWQ_PUBLIC int kwq_ring_done_get(struct kwq_ring *ring,
-				 const struct kwq_ring_lease *done,
-				 unsigned int ndone,
-				 struct kwq_ring_lease *out, unsigned int max,
-				 unsigned int min_nr, int64_t timeout_ns)
+/*
+ * kwq_ring_done_get() and kwq_ring_next(): when it enters, the kernel is
+ * asked for up to @take keys less those already held (@take >= @max).
+ */
+static int ring_done_get(struct kwq_ring *ring,
+			 const struct kwq_ring_lease *done, unsigned int ndone,
+			 struct kwq_ring_lease *out, unsigned int max,
+			 unsigned int min_nr, unsigned int take,
+			 int64_t timeout_ns)
 {
 	unsigned int i, n, want, get_max, get_min;
 	int ret, err;
@@ -1471,7 +1501,7 @@ KWQ_PUBLIC int kwq_ring_done_get(struct kwq_ring *ring,
 			return -1;
 		return (int)ring_hand_out(ring, out, max);
 	}
-	get_max = max - ring->held_nr;
+	get_max = take - ring->held_nr;
 	if (get_max > ring->lease_slots)
 		get_max = ring->lease_slots;
 	get_min = min_nr > ring->held_nr ? min_nr - ring->held_nr : 0;
@@ -1488,6 +1518,36 @@ KWQ_PUBLIC int kwq_ring_done_get(struct kwq_ring *ring,
 		return -1;
 	}
 	return (int)n;
+}
+
+KWQ_PUBLIC int kwq_ring_done_get(struct kwq_ring *ring,
+				 const struct kwq_ring_lease *done,
+				 unsigned int ndone,
+				 struct kwq_ring_lease *out, unsigned int max,
+				 unsigned int min_nr, int64_t timeout_ns)
+{
+	return ring_done_get(ring, done, ndone, out, max, min_nr, max,
+			     timeout_ns);
+}
+
+KWQ_PUBLIC int kwq_ring_next(struct kwq_ring *ring,
+			     const struct kwq_ring_lease *done,
+			     struct kwq_ring_lease *out, unsigned int prefetch,
+			     int64_t timeout_ns)
+{
+	int n;
+
+	if (!prefetch || prefetch > ring->lease_slots) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* 0: the keys held had all ended (their slots reused): go on. */
+	do {
+		n = ring_done_get(ring, done, done ? 1 : 0, out, 1, 1,
+				  prefetch, timeout_ns);
+		done = NULL;
+	} while (!n);
+	return n;
 }
 
 KWQ_PUBLIC int kwq_ring_get(struct kwq_ring *ring, struct kwq_ring_lease *out,

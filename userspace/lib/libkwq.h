@@ -336,6 +336,36 @@ int kwq_ring_done_get(struct kwq_ring *ring, const struct kwq_ring_lease *done,
 		      int64_t timeout_ns);
 int kwq_ring_get(struct kwq_ring *ring, struct kwq_ring_lease *out,
 		 unsigned int max, unsigned int min_nr, int64_t timeout_ns);
+/*
+ * A worker's cycle with prefetch, one key at a time: finish @done (NULL:
+ * none; a DONE_LEASE record, published: no system call unless a getter
+ * of the queue waits), then hand out the next leased key into *@out.
+ * Keys this ring already holds are handed out first, with no system
+ * call; only when it holds none does it enter the kernel (KWQ_ENTER_SUBMIT
+ * | KWQ_ENTER_GET: the records written are applied, every ring of the
+ * queue pulled) and lease every ready key up to @prefetch (1..the ring's
+ * lease slots; fewer if fewer slots are free), waiting within
+ * @timeout_ns for one as kwq_ring_get(). Returns 1 with *@out set, or -1
+ * (EINVAL for a @prefetch of 0 or past the lease slots; else as
+ * kwq_ring_done_get()).
+ *
+ * What prefetching means: the keys taken in one enter are leased to this
+ * fd at once. Until the worker reaches them they are processing (Len()
+ * and the ready count leave them out, an add of one marks it dirty) and
+ * no other worker of the queue can take them, so with several workers a
+ * key may wait behind its worker's earlier keys while another worker
+ * idles: @prefetch bounds that unfairness (1 takes one key per system
+ * call, as kwq_ring_done_get() with @max 1). A processing deadline (the
+ * queue's, or kwq_ring_set_processing_timeout()) runs from the enter,
+ * not from when the key is handed out here: it must cover the
+ * processing of up to @prefetch keys, or keys time out before this
+ * worker reaches them (they are handed to another worker as well, and
+ * this worker's DONE_LEASE of them completes ESTALE). Keys prefetched and not handed out go back
+ * to the queue when the fd is closed, as every lease of the fd does.
+ */
+int kwq_ring_next(struct kwq_ring *ring, const struct kwq_ring_lease *done,
+		  struct kwq_ring_lease *out, unsigned int prefetch,
+		  int64_t timeout_ns);
 
 /*
  * Read the completion ring now (leases are kept for the next get) and

@@ -319,7 +319,7 @@ int main(void)
 	uint32_t idx;
 	int ret, n;
 
-	ktap_suite("host_ring", 17);
+	ktap_suite("host_ring", 18);
 
 	model_reset(MODEL_KEYS);
 	ret = kwq_ring_setup(FAKE_FD, 32, 32, 4, &r);
@@ -388,6 +388,15 @@ int main(void)
 		   n, ret, m.enters - i);
 	kwq_ring_done_lease(r, &l[0]);
 	kwq_ring_done_lease(r, &l[1]);
+
+	/* kwq_ring_next(): one enter per prefetch of keys, not per key */
+	i = m.enters;
+	for (n = 0, ret = 1; n < 8 && ret == 1; n++)
+		ret = kwq_ring_next(r, n ? &l[0] : NULL, &l[0], 4, 0);
+	ktap_check(ret == 1 && n == 8 && m.enters == i + 2,
+		   "next_one_enter_per_prefetch", "ret %d keys %d enters %u",
+		   ret, n, m.enters - i);
+	kwq_ring_done_lease(r, &l[0]);
 
 	/* an error completion: kept for reap, then to the callback */
 	kwq_ring_free(r);

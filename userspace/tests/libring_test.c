@@ -52,6 +52,7 @@ int main(void)
 	struct kwq_ring_lease l[4], stale;
 	char name[KWQ_NAME_LEN], buf[64];
 	struct kwq_ring *p, *w, *r2;
+	struct kwq_stats_args st_args;
 	struct kwq_cqe cqe[4];
 	unsigned int i, got;
 	uint32_t idx;
@@ -59,7 +60,7 @@ int main(void)
 	int fd, ret, st, pfd[2];
 	pid_t pid;
 
-	kt_setup("kwq_libring", 20, 300);
+	kt_setup("kwq_libring", 25, 300);
 	fd = kt_queue("libring", NULL, name);
 
 	/* setup: argument checks, one ring per fd */
@@ -146,6 +147,74 @@ int main(void)
 	n = kt_len(fd);
 	ktap_check(got == NKEYS && n == 0 && kwq_ring_reap(w, cqe, 4) == 0,
 		   "worker_loop_takes_every_key", "took %u, len %ld", got, n);
+
+	/*
+	 * kwq_ring_next(): one enter leases every ready key up to the
+	 * prefetch bound; the keys held are handed out in order, each
+	 * DONE_LEASE applied by the next enter (or any reader).
+	 */
+	r2 = kt_ring(name, 0, 8);
+	for (i = 0; i < 6; i++) {
+		snprintf(buf, sizeof(buf), "n%u", i);
+		kwq_ring_add(p, buf, strlen(buf), 0);
+	}
+	KT_ERR(kwq_ring_next(r2, NULL, l, 0, 0), EINVAL, "next_prefetch_0");
+	KT_ERR(kwq_ring_next(r2, NULL, l, 9, 0), EINVAL,
+	       "next_prefetch_past_slots");
+	ret = kwq_ring_next(r2, NULL, &l[0], 4, 0);
+	n = kt_len(fd);
+	memset(&st_args, 0, sizeof(st_args));
+	kwq_stats(kwq_ring_fd(r2), &st_args);
+	ktap_check(ret == 1 && l[0].len == 2 && !memcmp(l[0].key, "n0", 2) &&
+		   n == 2 && st_args.processing == 4,
+		   "next_prefetches_up_to_bound_in_one_enter",
+		   "ret %d, len %ld (2 ready), processing %llu (4)", ret, n,
+		   (unsigned long long)st_args.processing);
+	for (got = 1; got < 6; got++) {
+		snprintf(buf, sizeof(buf), "n%u", got);
+		ret = kwq_ring_next(r2, &l[0], &l[0], 4, 0);
+		if (ret != 1 || l[0].len != strlen(buf) ||
+		    memcmp(l[0].key, buf, l[0].len))
+			break;
+	}
+	if (got == 6)
+		kwq_ring_done_lease(r2, &l[0]);
+	n = kt_len(fd);
+	memset(&st_args, 0, sizeof(st_args));
+	kwq_stats(kwq_ring_fd(r2), &st_args);
+	ktap_check(got == 6 && n == 0 && st_args.processing == 0 &&
+		   kwq_ring_reap(r2, cqe, 4) == 0,
+		   "next_hands_out_in_order_and_finishes_each",
+		   "%u of 6 in order, len %ld, processing %llu", got, n,
+		   (unsigned long long)st_args.processing);
+
+	/*
+	 * DONE_LEASE records applied together: a repeated one in the
+	 * middle completes ESTALE, the ones after it still finish.
+	 */
+	kwq_ring_add(p, "d1", 2, 0);
+	kwq_ring_add(p, "d2", 2, 0);
+	got = kwq_ring_get(r2, l, 2, 2, 0);
+	ret = got == 2 ? kwq_ring_prep(r2, KWQ_SQE_DONE_LEASE, 0, NULL, 0,
+				      (int)l[0].slot, l[0].gen, NULL) : -1;
+	if (!ret)
+		ret = kwq_ring_prep(r2, KWQ_SQE_DONE_LEASE, 0, NULL, 0,
+				    (int)l[0].slot, l[0].gen, &idx);
+	if (!ret)
+		ret = kwq_ring_prep(r2, KWQ_SQE_DONE_LEASE, 0, NULL, 0,
+				    (int)l[1].slot, l[1].gen, NULL);
+	if (!ret)
+		ret = kwq_ring_submit(r2);
+	memset(&st_args, 0, sizeof(st_args));
+	kwq_stats(kwq_ring_fd(r2), &st_args);
+	i = kwq_ring_reap(r2, cqe, 4);
+	ktap_check(!ret && st_args.processing == 0 && i == 1 &&
+		   cqe[0].op == KWQ_SQE_DONE_LEASE && cqe[0].res == -ESTALE &&
+		   cqe[0].index == idx, "done_leases_go_on_after_a_stale_one",
+		   "ret %d, processing %llu, %u completions res %d index %u (%u)",
+		   ret, (unsigned long long)st_args.processing, i,
+		   i ? cqe[0].res : 0, i ? cqe[0].index : 0, idx);
+	ring_close(r2);
 
 	/* a getter asleep is woken by a ring add: the producer rings */
 	if (pipe(pfd) < 0)
