@@ -13,8 +13,10 @@
  *	mqueue: mq_send / mq_receive of the same 16 bytes.
  *	kwq_ring: the producer adds through its ring (libkwq's kwq_ring_add():
  *	no system call while the worker is busy, one doorbell when it
- *	sleeps); the worker's loop is one DONE_LEASE record and one
- *	KWQ_IOC_RING_ENTER (submit + get, one key) per key. kwq_ring_batch:
+ *	sleeps); the worker processes one key a cycle (kwq_ring_next(): one
+ *	DONE_LEASE record per key, and one KWQ_IOC_RING_ENTER, submit + get,
+ *	whenever its lease slots are empty, leasing every ready key up to
+ *	RING_PREFETCH). kwq_ring_batch:
  *	64 records per publish, 64 done records and a get of 64 (min 64,
  *	10 ms) per enter. The producer's ring holds RING_SQ records that
  *	count against the depth bound: the queue's max_items is
@@ -65,6 +67,8 @@
 
 /* The producer's submission ring (16-byte keys: one slot a record). */
 #define RING_SQ		1024
+/* kwq_ring's worker: most keys one enter leases (kwq_ring_next()) */
+#define RING_PREFETCH	64
 
 enum impl { KWQ_SINGLE, KWQ_BATCH, MQUEUE, KWQ_RING, KWQ_RING_BATCH, NR_IMPLS };
 
@@ -338,8 +342,11 @@ static void produce(enum impl impl, unsigned long items)
 }
 
 /*
- * The ring worker: finish the leases held and take the next keys, one
- * RING_ENTER a cycle (one key, or up to 64 waiting 10 ms for 64).
+ * The ring worker. kwq_ring: one key per processing cycle, through
+ * kwq_ring_next(): the last key's DONE_LEASE record, then the next key
+ * from the lease slots, entering the kernel (every ready key up to
+ * RING_PREFETCH leased in one RING_ENTER) only when none is held.
+ * kwq_ring_batch: one RING_ENTER a cycle of up to 64 keys (min 64, 10 ms).
  */
 static void consume_ring(enum impl impl, unsigned long items)
 {
@@ -351,17 +358,22 @@ static void consume_ring(enum impl impl, unsigned long items)
 	unsigned long got = 0;
 	int fd = open_queue(), n = 0;
 
-	if (kwq_ring_setup(fd, 4 * BATCH, 2 * BATCH, per, &ring))
+	if (kwq_ring_setup(fd, 4 * BATCH, 2 * BATCH,
+			   per > 1 ? per : RING_PREFETCH, &ring))
 		die("kwq_ring_setup");
 	while (got < items) {
-		n = kwq_ring_done_get(ring, l, (unsigned int)n, l, per, per,
-				      timeout);
+		if (per == 1)
+			n = kwq_ring_next(ring, got ? l : NULL, l,
+					  RING_PREFETCH, timeout);
+		else
+			n = kwq_ring_done_get(ring, l, (unsigned int)n, l,
+					      per, per, timeout);
 		if (n < 0 && errno == ETIMEDOUT) {
 			n = 0;
 			continue;
 		}
 		if (n < 0)
-			die("kwq_ring_done_get");
+			die(per == 1 ? "kwq_ring_next" : "kwq_ring_done_get");
 		got += n;
 	}
 	__atomic_store_n(&shared->consumer_done, 1, __ATOMIC_RELEASE);
