@@ -201,7 +201,8 @@ int kwq_done_get(int fd, const struct kwq_recbuf *done_rb,
  * slots the kernel writes the leased keys into, and the queue's status
  * page. A producer publishes a record with a store and a fence and makes
  * a system call only while a getter of the queue waits; a worker finishes
- * its key and takes the next in one system call (kwq_ring_done_get()).
+ * its key and takes the next in one system call (kwq_ring_done_get()),
+ * or in one per up to N keys (kwq_ring_next()).
  *
  * Thread safety: a struct kwq_ring is not locked. Use it from one thread
  * at a time (one fd and ring per thread, or the caller's own lock around
