@@ -1632,9 +1632,13 @@ again:
 						want, &ctl);
 		}
 		n = max(ret, 0);
-		/* Too few taken: counted as a waiter, then wait as a GET. */
+		/*
+		 * Too few taken, and room for more: counted as a waiter, then
+		 * wait as a GET. A full buffer ends the call with what it has.
+		 */
 		if (tried && !(rflags & KWQ_GET_NONBLOCK) &&
-		    (ret == -EAGAIN || (n && n < min_nr))) {
+		    (ret == -EAGAIN ||
+		     (n && n < min_nr && out.room >= KWQ_REC_SIZE(1)))) {
 			if (!waiting) {
 				counted = kwq_rings_wait_begin(&uq->rings);
 				waiting = true;
