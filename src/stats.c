@@ -74,6 +74,7 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
 	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
 	now = kwq_now(q);
 	st->depth = q->nr_ready + q->nr_dirty;
 	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */

@@ -204,6 +204,7 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 	n->deadline = 0;
 	n->hash = hash;
 	n->failures = 0;
+	atomic_set(&n->handles, 0);
 	n->prio = 0;
 	n->requeue_prio = 0;
 	n->requeue = KWQ_REQUEUE_NONE;
