@@ -159,7 +159,7 @@ EXPORT_SYMBOL_GPL(kwq_inspect);
  */
 static u32 kwq_place(const struct kwq_node *n)
 {
-	return bitrev32(n->hash);
+	return bitrev32(kwq_node_hash(n));
 }
 
 /*

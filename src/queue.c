@@ -200,7 +200,7 @@ static struct kwq_tomb *kwq_tomb(const struct kwq *q, unsigned int i)
  * Whether @owner's lease on the key of @hash and @len was revoked. A
  * record names the key by its hash and length, so it outlives the key's
  * node (the key may have left the queue since): another key matches it
- * only through a 32-bit hash collision.
+ * only through a collision of its 29-bit hash.
  */
 static bool kwq_tomb_find(const struct kwq *q, const void *owner, u32 hash,
 			  size_t len)
@@ -243,7 +243,7 @@ static void kwq_tomb_add(struct kwq *q, const void *owner,
 	}
 	t = kwq_tomb(q, q->nr_tombs++);
 	t->owner = owner;
-	t->hash = n->hash;
+	t->hash = kwq_node_hash(n);
 	t->len = n->key_len;
 }
 
@@ -283,7 +283,7 @@ static noinline void kwq_node_keep(struct kwq *q, struct kwq_node *n)
 static __always_inline void kwq_node_drop(struct kwq *q, struct kwq_node *n,
 					  struct kwq_node **pp)
 {
-	if (unlikely(kwq_handles(n))) {
+	if (unlikely(kwq_pinned(n))) {
 		kwq_node_keep(q, n);
 		return;
 	}
@@ -832,7 +832,7 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 	if (!n || kwq_unqueued(n->state)) {
 		/* A key handle's node is there: its adds take no room. */
 		if (q->max_items && q->nr_items >= q->max_items &&
-		    (!n || !kwq_handles(n))) {
+		    (!n || !kwq_pinned(n))) {
 			ret = -ENOSPC;
 			goto out;
 		}
@@ -946,7 +946,7 @@ kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
 	tbl = READ_ONCE(q->hash);
 	for (n = READ_ONCE(tbl[hash & ((1U << bits) - 1)]);
 	     n && hops++ < KWQ_LOCKLESS_HOPS; n = READ_ONCE(n->hnext)) {
-		if (READ_ONCE(n->hash) != hash)
+		if (kwq_node_hash(n) != hash)
 			continue;
 		/* Pairs with the stores of READY and PROCESSING. */
 		state = smp_load_acquire(&n->state);
@@ -1088,58 +1088,75 @@ noinline void kwq_refs_apply(struct kwq *q)
 		 */
 		smp_mb__after_atomic();
 		/* Refused (the queue shut down): nothing is pending. */
-		if (kwq_add_locked(q, n->key, n->key_len, n->hash, &a, NULL))
+		if (kwq_add_locked(q, n->key, n->key_len, kwq_node_hash(n), &a,
+				   NULL))
 			kwq_handle_unready(n);
 	}
+}
+
+static int kwq_pin_cmp(const void *node, const struct rb_node *rb)
+{
+	const struct kwq_node *a = node;
+	const struct kwq_node *b = rb_entry(rb, struct kwq_key_ref, rb)->node;
+
+	return a == b ? 0 : (uintptr_t)a < (uintptr_t)b ? -1 : 1;
+}
+
+static bool kwq_pin_less(struct rb_node *a, const struct rb_node *b)
+{
+	return kwq_pin_cmp(rb_entry(a, struct kwq_key_ref, rb)->node, b) < 0;
 }
 
 struct kwq_key_ref *kwq_key_get(struct kwq *q, const void *key, size_t len,
 				gfp_t gfp)
 {
 	struct kwq_node *n, **link, *spare = NULL;
-	struct kwq_key_ref *ref;
+	struct kwq_key_ref *ref, *new;
 	unsigned long flags;
 	u32 hash;
-	int err;
 
 	if (!q || !kwq_key_ok(key, len))
 		return ERR_PTR(-EINVAL);
-	ref = kmalloc(sizeof(*ref), gfp | q->gfp_account);
-	if (!ref)
+	/* Unused (freed below) if the key has a handle already. */
+	new = kmalloc(sizeof(*new), gfp | q->gfp_account);
+	if (!new)
 		return ERR_PTR(-ENOMEM);
 	hash = kwq_hash(q, key, len);
 	if (kwq_seen_lockless(q, key, len, hash, 0, false) == KWQ_SEEN_NONE)
 		spare = kwq_node_prealloc(len, gfp | q->gfp_account);
 	spin_lock_irqsave(&q->lock, flags);
-	err = -ESHUTDOWN;
+	ref = ERR_PTR(-ESHUTDOWN);
 	if (q->shutting_down)
 		goto unlock;
 	link = kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
 	n = *link;
 	if (!n) {
 		n = kwq_node_insert(q, link, key, len, hash, &spare);
-		err = PTR_ERR_OR_ZERO(n);
-		if (err)
+		ref = ERR_CAST(n);
+		if (IS_ERR(n))
 			goto unlock;
 		/* IDLE, pinned, no failure record: in no list. */
 		INIT_LIST_HEAD(&n->link);
 	}
-	err = -EOVERFLOW;
-	if (kwq_handles(n) == KWQ_HANDLE_PINS)
+	if (kwq_pinned(n)) {
+		ref = rb_entry(rb_find(n, &q->pins, kwq_pin_cmp),
+			       struct kwq_key_ref, rb);
+		refcount_inc(&ref->ref);
 		goto unlock;
-	atomic_inc(&n->handles);
+	}
+	ref = new;
+	new = NULL;
+	ref->flags = 0;
+	refcount_set(&ref->ref, 1);
 	kwq_get_ref(q);
 	ref->q = q;
 	ref->node = n;
-	ref->flags = 0;
-	err = 0;
+	rb_add(&ref->rb, &q->pins, kwq_pin_less);
+	atomic_or(KWQ_NODE_PINNED, &n->hword);
 unlock:
 	kwq_unlock(q, flags, 0);
 	kwq_node_slab_free(spare);
-	if (err) {
-		kfree(ref);
-		return ERR_PTR(err);
-	}
+	kfree(new);
 	return ref;
 }
 EXPORT_SYMBOL_GPL(kwq_key_get);
@@ -1154,8 +1171,8 @@ int kwq_add_ref(struct kwq_key_ref *ref)
 	if (unlikely(READ_ONCE(q->shutting_down)))
 		return -ESHUTDOWN;
 	/* Already ready or dirty, or an add on its way: nothing to do. */
-	if (atomic_fetch_or(KWQ_HANDLE_PENDING, &ref->node->handles) &
-	    KWQ_HANDLE_PENDING)
+	if (atomic_fetch_or(KWQ_NODE_PENDING, &ref->node->hword) &
+	    KWQ_NODE_PENDING)
 		return 0;
 	if (!test_and_set_bit(KWQ_REF_QUEUED, &ref->flags))
 		llist_add(&ref->pend, &q->ref_adds);
@@ -1190,19 +1207,18 @@ void kwq_key_put(struct kwq_key_ref *ref)
 	q = ref->q;
 	n = ref->node;
 	spin_lock_irqsave(&q->lock, flags);
+	if (!refcount_dec_and_test(&ref->ref)) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
 	/* Its add, if on q->ref_adds, is applied: the handle can go. */
 	kwq_refs_splice(q);
-	if (WARN_ON_ONCE(!kwq_handles(n)))
-		goto unlock;
-	atomic_dec(&n->handles);
-	if (kwq_handles(n))
-		goto unlock;
+	rb_erase(&ref->rb, &q->pins);
 	/* Nothing promises PENDING any more. */
-	kwq_handle_unready(n);
-	/* Kept only for its handles: it goes now. */
+	atomic_andnot(KWQ_NODE_PINNED | KWQ_NODE_PENDING, &n->hword);
+	/* Kept only for its handle: it goes now. */
 	if (n->state == KWQ_IDLE && list_empty(&n->link))
 		kwq_node_drop(q, n, NULL);
-unlock:
 	kwq_unlock(q, flags, 0);
 	kwq_put(q);
 	kfree(ref);
@@ -1628,7 +1644,7 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 	item->key = n->key;
 	item->len = n->key_len;
 	item->priority = n->prio;
-	item->hash = n->hash;
+	item->hash = kwq_node_hash(n);
 	item->node = n;
 	item->lease = n->lease;
 	item->queued_ns = n->queued_ns;
@@ -2437,7 +2453,7 @@ static unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now)
 			    kwq_since(now, n->start_ns), n->prio, !!owner);
 	q->processing_timeouts_total++;
 	/* Fails only after shutdown; then the done below drops the key. */
-	kwq_add_locked(q, n->key, n->key_len, n->hash, &a, NULL);
+	kwq_add_locked(q, n->key, n->key_len, kwq_node_hash(n), &a, NULL);
 	if (owner)
 		kwq_tomb_add(q, owner, n);
 	return a.ready + kwq_finish(q, n, NULL, now);
@@ -2607,6 +2623,7 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q->max_failure_records = cfg->max_failure_records ?:
 				 KWQ_DEFAULT_FAILURE_RECORDS;
 	init_llist_head(&q->ref_adds);
+	q->pins = RB_ROOT;
 	init_waitqueue_head(&q->get_wq);
 	init_waitqueue_head(&q->drain_wq);
 	kwq_real_clock_setup(q);

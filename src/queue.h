@@ -70,7 +70,13 @@ struct kwq_node {
 	 * that passes over a node touches one cache line of it.
 	 */
 	struct kwq_node *hnext;		/* next in the hash bucket */
-	u32 hash;
+	/*
+	 * The key's hash (kwq_node_hash()) and the two flags of key
+	 * handles, KWQ_NODE_PINNED and KWQ_NODE_PENDING ("Key handles"
+	 * below), in one word: a handle's add is one atomic operation on it,
+	 * and nodes pay no byte for handles.
+	 */
+	atomic_t hword;
 	u16 key_len;
 	u8 state;			/* enum kwq_state */
 	u8 requeue;			/* enum kwq_requeue */
@@ -128,14 +134,18 @@ struct kwq_node {
 		struct kwq_due *due;
 	};
 	u32 failures;			/* rate limiter failure count */
-	/*
-	 * Key handles (struct kwq_key_ref) on the node, KWQ_HANDLE_PINS, and
-	 * KWQ_HANDLE_PENDING: the state word of the adds by handle, "Key
-	 * handles" below. 0 for a node no handle ever pinned.
-	 */
-	atomic_t handles;
 	u8 key[];
 };
+
+/* The bits of kwq_node.hword: the hash (kwq_hash()), then the flags. */
+#define KWQ_HASH_MASK		GENMASK(28, 0)
+#define KWQ_NODE_PINNED		BIT(29)
+#define KWQ_NODE_PENDING	BIT(30)
+
+static __always_inline u32 kwq_node_hash(const struct kwq_node *n)
+{
+	return atomic_read(&n->hword) & KWQ_HASH_MASK;
+}
 
 /*
  * --- Key handles ---
@@ -143,9 +153,12 @@ struct kwq_node {
  * A kernel caller whose key lives as long as an object of its own pins
  * the key's node with kwq_key_get(): a pinned node stays in the hash
  * (IDLE, in no list, when nothing else keeps it), so kwq_add_ref() needs
- * neither the hash nor, mostly, q->lock. ->handles counts the handles
- * (changed under q->lock) and holds one more bit, PENDING, set and
- * cleared with atomic read-modify-writes from any context:
+ * neither the hash nor, mostly, q->lock. A key has one handle (struct
+ * kwq_key_ref, in q->pins by node while it exists), counted: a second
+ * kwq_key_get() of the key returns it again. Two bits of the node's
+ * ->hword say so: PINNED (changed under q->lock, while the handle is in
+ * q->pins) and PENDING, set and cleared with atomic read-modify-writes
+ * from any context:
  *
  *   PENDING set => a plain add of the key at priority 0 would change
  *   nothing: the node is READY at a priority >= 0, or PROCESSING and
@@ -179,37 +192,36 @@ struct kwq_node {
  * is handed out twice: the hand-out itself is the same locked take as
  * for any add. Documentation/design.rst, "Key handles".
  */
-#define KWQ_HANDLE_PENDING	BIT(30)
-#define KWQ_HANDLE_PINS		(KWQ_HANDLE_PENDING - 1)
-
 /* struct kwq_key_ref.flags: on q->ref_adds, not yet spliced */
 #define KWQ_REF_QUEUED		0
 
 struct kwq_key_ref {
 	struct llist_node pend;		/* in q->ref_adds while QUEUED */
 	unsigned long flags;
+	struct rb_node rb;		/* in q->pins by ->node */
+	refcount_t ref;			/* kwq_key_get()s not yet put */
 	struct kwq *q;			/* a reference */
-	struct kwq_node *node;		/* pinned: one of ->handles */
+	struct kwq_node *node;		/* pinned */
 };
 
-/* How many handles pin @n (under q->lock). */
-static __always_inline unsigned int kwq_handles(const struct kwq_node *n)
+/* Whether a handle pins @n (under q->lock). */
+static __always_inline bool kwq_pinned(const struct kwq_node *n)
 {
-	return atomic_read(&n->handles) & KWQ_HANDLE_PINS;
+	return atomic_read(&n->hword) & KWQ_NODE_PINNED;
 }
 
 /* Under q->lock: @n no longer satisfies PENDING's promise (if pinned). */
 static __always_inline void kwq_handle_unready(struct kwq_node *n)
 {
-	if (unlikely(atomic_read(&n->handles) & KWQ_HANDLE_PENDING))
-		atomic_andnot(KWQ_HANDLE_PENDING, &n->handles);
+	if (unlikely(atomic_read(&n->hword) & KWQ_NODE_PENDING))
+		atomic_andnot(KWQ_NODE_PENDING, &n->hword);
 }
 
 /* Under q->lock: @n is READY at @prio; a pinned node says so. */
 static __always_inline void kwq_handle_ready(struct kwq_node *n, int prio)
 {
-	if (unlikely(atomic_read(&n->handles)) && prio >= 0)
-		atomic_or(KWQ_HANDLE_PENDING, &n->handles);
+	if (unlikely(kwq_pinned(n)) && prio >= 0)
+		atomic_or(KWQ_NODE_PENDING, &n->hword);
 }
 
 /*
@@ -425,6 +437,7 @@ struct kwq {
 	 * context, no lock; spliced under q->lock ("Key handles" above).
 	 */
 	struct llist_head ref_adds;
+	struct rb_root pins;		/* key handles, by node */
 	wait_queue_head_t get_wq;	/* getters */
 	wait_queue_head_t drain_wq;	/* kwq_shutdown_drain() */
 	struct hrtimer timer;		/* the real clock's timer */

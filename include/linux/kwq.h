@@ -578,8 +578,11 @@ struct kwq_key_ref;
  * not have it, charged as a new key's node (the hash table's room and
  * growth, the byte budget) but not counted in max_items, and it stays
  * while a handle pins it, whatever happens to the key (done, remove,
- * forget, the dead set's bounds). Several handles may pin one key.
- * Adds by handle and adds by key (kwq_add()) act on the same key.
+ * forget, the dead set's bounds). A key has one handle: a kwq_key_get()
+ * of a key that has one returns it again, counted, and each get is put
+ * once. Adds by handle and adds by key (kwq_add()) act on the same key.
+ * The node pays no byte for this: two bits of its hash word are the
+ * handle's flags.
  *
  * The handle holds a reference to the queue: after kwq_destroy() the
  * queue is shut down (kwq_add_ref() returns -ESHUTDOWN) and its memory
@@ -633,11 +636,13 @@ int kwq_add_ref_opts(struct kwq_key_ref *ref, const struct kwq_add_opts *opts);
  * kwq_key_put() - release a key handle
  * @ref: handle from kwq_key_get(), or NULL
  *
- * Applies the handle's add if it is still on its way, unpins the key
- * (its node goes if it is idle without failure record and no other
- * handle pins it) and drops the handle's queue reference (the last one
- * frees the queue, as kwq_put() does). A handle is put once: as for
- * kfree(), a second put is a use after free.
+ * Drops one kwq_key_get() of the handle. The last one applies the
+ * handle's add if it is still on its way, unpins the key (its node goes
+ * if it is idle without failure record), frees the handle and drops its
+ * queue reference (the last one frees the queue, as kwq_put() does). The
+ * count is a refcount_t: a put more than the gets is the kernel's
+ * refcount underflow warning, and a put after the last one a use after
+ * free, as for kfree().
  *
  * Context: as kwq_add().
  */
