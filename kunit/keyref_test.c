@@ -13,7 +13,6 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
-#include <linux/kthread.h>
 #include <linux/kwq.h>
 #include <linux/slab.h>
 
@@ -287,13 +286,6 @@ static void keyref_outlives_destroyed_queue(struct kunit *test)
 #define KR_ADDS		20000		/* per producer */
 #define KR_WORKERS	2
 
-struct kr_state;
-
-struct kr_thread {
-	struct kr_state *s;
-	int i;
-};
-
 struct kr_state {
 	struct kwq *q;
 	struct kwq_key_ref *ref[KR_PRODUCERS * KR_KEYS];
@@ -303,13 +295,12 @@ struct kr_state {
 	atomic_t errors;
 	atomic_t twice;
 	atomic_t runs;
-	struct completion exited[KR_WORKERS + KR_PRODUCERS];
-	struct kr_thread thread[KR_WORKERS + KR_PRODUCERS];
+	struct kt_thread thread[KR_WORKERS + KR_PRODUCERS];
 };
 
 static int kr_worker(void *data)
 {
-	struct kr_thread *me = data;
+	struct kt_thread *me = data;
 	struct kr_state *s = me->s;
 	struct kwq_item item;
 	int ret;
@@ -338,13 +329,13 @@ static int kr_worker(void *data)
 		if (kwq_done(s->q, &item))
 			atomic_inc(&s->errors);
 	}
-	complete(&s->exited[me->i]);
+	complete(&me->exited);
 	return 0;
 }
 
 static int kr_producer(void *data)
 {
-	struct kr_thread *me = data;
+	struct kt_thread *me = data;
 	struct kr_state *s = me->s;
 	int p = me->i - KR_WORKERS, i;
 	u32 k;
@@ -358,24 +349,13 @@ static int kr_producer(void *data)
 		if (i % 32 == 0)
 			usleep_range(1, 5);
 	}
-	complete(&s->exited[me->i]);
+	complete(&me->exited);
 	return 0;
-}
-
-static void kr_wait(struct kunit *test, struct completion *c, const char *what)
-{
-	/* Threads use *s: never free it under a running thread. */
-	if (!wait_for_completion_timeout(c, 60 * HZ)) {
-		KUNIT_FAIL(test, "%s did not finish in 60 s", what);
-		wait_for_completion(c);
-	}
 }
 
 static void keyref_racing_adds_are_not_lost(struct kunit *test)
 {
-	struct task_struct *t;
 	struct kr_state *s;
-	int i, started = 0;
 	u32 k;
 
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
@@ -385,30 +365,8 @@ static void keyref_racing_adds_are_not_lost(struct kunit *test)
 		s->ref[k] = kwq_key_get(s->q, &k, sizeof(k), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->ref[k]);
 	}
-	for (i = 0; i < KR_WORKERS + KR_PRODUCERS; i++) {
-		s->thread[i].s = s;
-		s->thread[i].i = i;
-		init_completion(&s->exited[i]);
-	}
-	for (i = 0; i < KR_WORKERS + KR_PRODUCERS; i++) {
-		t = kthread_run(i < KR_WORKERS ? kr_worker : kr_producer,
-				&s->thread[i], "kwq-ref/%d", i);
-		if (IS_ERR(t))
-			break;
-		started++;
-	}
-	if (started < KR_WORKERS + KR_PRODUCERS) {
-		KUNIT_FAIL(test, "could not start all threads");
-		kwq_shutdown(s->q);
-		for (i = 0; i < started; i++)
-			kr_wait(test, &s->exited[i], "thread");
-		goto out;
-	}
-	for (i = KR_WORKERS; i < KR_WORKERS + KR_PRODUCERS; i++)
-		kr_wait(test, &s->exited[i], "producer");
-	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(s->q));
-	for (i = 0; i < KR_WORKERS; i++)
-		kr_wait(test, &s->exited[i], "worker");
+	kt_run_pool(test, s->q, s, s->thread, KR_WORKERS, kr_worker,
+		    KR_PRODUCERS, kr_producer, "kwq-ref");
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->errors));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->twice));
 	for (k = 0; k < ARRAY_SIZE(s->seen); k++) {
@@ -418,7 +376,6 @@ static void keyref_racing_adds_are_not_lost(struct kunit *test)
 	}
 	kunit_info(test, "runs %d for %d adds\n", atomic_read(&s->runs),
 		   KR_PRODUCERS * KR_ADDS);
-out:
 	for (k = 0; k < ARRAY_SIZE(s->ref); k++)
 		kwq_key_put(s->ref[k]);
 }
