@@ -18,13 +18,32 @@
 
 #include "kwq_test.h"
 
+static void kr_put_action(void *ref)
+{
+	kwq_key_put(ref);
+}
+
+/* A handle, put at the end of the case unless kr_put() put it. */
+static struct kwq_key_ref *kr_get_key(struct kunit *test, struct kwq *q,
+				      const void *key, size_t len)
+{
+	struct kwq_key_ref *ref = kwq_key_get(q, key, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ref);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, kr_put_action,
+							   ref));
+	return ref;
+}
+
 static struct kwq_key_ref *kr_get(struct kunit *test, struct kwq *q,
 				  const char *key)
 {
-	struct kwq_key_ref *ref = kwq_key_get(q, key, strlen(key), GFP_KERNEL);
+	return kr_get_key(test, q, key, strlen(key));
+}
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ref);
-	return ref;
+static void kr_put(struct kunit *test, struct kwq_key_ref *ref)
+{
+	kunit_release_action(test, kr_put_action, ref);
 }
 
 static void keyref_add_of_idle_key_makes_it_ready(struct kunit *test)
@@ -39,7 +58,7 @@ static void keyref_add_of_idle_key_makes_it_ready(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_redundant_add_changes_nothing(struct kunit *test)
@@ -55,7 +74,7 @@ static void keyref_redundant_add_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, adds_total));
 	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_add_after_get_runs_the_key_again(struct kunit *test)
@@ -74,7 +93,7 @@ static void keyref_add_after_get_runs_the_key_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
 	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_add_before_done_is_not_lost(struct kunit *test)
@@ -91,7 +110,7 @@ static void keyref_add_before_done_is_not_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
 	kt_get_done(test, q, "a");
 	kt_expect_empty(test, q);
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_add_after_remove_queues_again(struct kunit *test)
@@ -107,7 +126,7 @@ static void keyref_add_after_remove_queues_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(ref));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_add_after_dirty_removed_marks_dirty_again(struct kunit *test)
@@ -126,7 +145,7 @@ static void keyref_add_after_dirty_removed_marks_dirty_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, depth));
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 	KUNIT_EXPECT_EQ(test, 1L, kwq_len(q));
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_raises_priority_as_kwq_add_does(struct kunit *test)
@@ -140,7 +159,7 @@ static void keyref_raises_priority_as_kwq_add_does(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(ref));
 	kt_get_done(test, q, "mid");
 	kt_get_done(test, q, "low");
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_opts_add_by_handle(struct kunit *test)
@@ -160,7 +179,7 @@ static void keyref_opts_add_by_handle(struct kunit *test)
 	kt_get_done(test, q, "a");
 	kt_advance(c, 10 * NSEC_PER_MSEC);
 	kt_expect_empty(test, q);
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_second_get_is_counted_node_stays_until_last_put(struct kunit *test)
@@ -174,12 +193,12 @@ static void keyref_second_get_is_counted_node_stays_until_last_put(struct kunit 
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(a));
 	kt_get_done(test, q, "k");
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "k"));
-	kwq_key_put(a);
+	kr_put(test, a);
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "k"));
 	/* The other handle still adds. */
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(b));
 	kt_get_done(test, q, "k");
-	kwq_key_put(b);
+	kr_put(test, b);
 	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "k"));
 	kwq_key_put(NULL);
 }
@@ -190,7 +209,7 @@ static void keyref_put_applies_its_pending_add(struct kunit *test)
 	struct kwq_key_ref *ref = kr_get(test, q, "a");
 
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(ref));
-	kwq_key_put(ref);
+	kr_put(test, ref);
 	/* Queued by the add: the node is the queue's now. */
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
 	kt_get_done(test, q, "a");
@@ -207,7 +226,7 @@ static void keyref_add_takes_no_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ENOSPC, kt_add(q, "y"));
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(ref));
 	KUNIT_EXPECT_EQ(test, 2L, kwq_len(q));
-	kwq_key_put(ref);
+	kr_put(test, ref);
 }
 
 static void keyref_evicted_failure_record_keeps_node(struct kunit *test)
@@ -229,7 +248,7 @@ static void keyref_evicted_failure_record_keeps_node(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_IDLE, kt_state(q, "a"));
 	KUNIT_EXPECT_EQ(test, 0, kwq_add_ref(ref));
 	kt_get_done(test, q, "a");
-	kwq_key_put(ref);
+	kr_put(test, ref);
 	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
 }
 
@@ -361,10 +380,8 @@ static void keyref_racing_adds_are_not_lost(struct kunit *test)
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->q = kt_create(test, NULL, NULL);
-	for (k = 0; k < ARRAY_SIZE(s->ref); k++) {
-		s->ref[k] = kwq_key_get(s->q, &k, sizeof(k), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->ref[k]);
-	}
+	for (k = 0; k < ARRAY_SIZE(s->ref); k++)
+		s->ref[k] = kr_get_key(test, s->q, &k, sizeof(k));
 	kt_run_pool(test, s->q, s, s->thread, KR_WORKERS, kr_worker,
 		    KR_PRODUCERS, kr_producer, "kwq-ref");
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->errors));
@@ -376,8 +393,6 @@ static void keyref_racing_adds_are_not_lost(struct kunit *test)
 	}
 	kunit_info(test, "runs %d for %d adds\n", atomic_read(&s->runs),
 		   KR_PRODUCERS * KR_ADDS);
-	for (k = 0; k < ARRAY_SIZE(s->ref); k++)
-		kwq_key_put(s->ref[k]);
 }
 
 static struct kunit_case kwq_keyref_cases[] = {
