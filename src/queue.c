@@ -1622,6 +1622,21 @@ long kwq_len(struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_len);
 
+int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
+{
+	unsigned long flags;
+
+	if (!q || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
+	kwq_stats_fill(q, st);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_get_stats);
+
 /*
  * Under q->lock: the link to the processing node @item leases (*link is
  * the node); NULL for a stale lease.
