@@ -9,6 +9,7 @@
 #define _KWQ_TEST_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/kwq.h>
 #include <linux/stddef.h>
 
@@ -75,6 +76,21 @@ struct kt_add {
 #define KT_ADDS	7
 extern const struct kt_add kt_adds[KT_ADDS];
 void kt_add_desc(const struct kt_add *a, char *desc);
+
+/*
+ * A thread of the concurrency cases: kt_run_pool() sets ->s (the case's
+ * state) and ->i; the thread completes ->exited when it returns.
+ */
+struct kt_thread {
+	void *s;
+	int i;
+	struct completion exited;
+};
+
+void kt_wait_exit(struct kunit *test, struct completion *c, const char *what);
+void kt_run_pool(struct kunit *test, struct kwq *q, void *s,
+		 struct kt_thread *th, int workers, int (*worker)(void *),
+		 int producers, int (*producer)(void *), const char *name);
 
 /* One u64 field of @q's stats, without a struct kwq_stats on the stack. */
 #define KT_STAT(test, q, field) \

@@ -146,15 +146,6 @@ static bool ks_all_done(struct ks_state *s)
 	return true;
 }
 
-static void ks_wait(struct kunit *test, struct completion *c, const char *what)
-{
-	/* Threads use *s: never free it under a running thread. */
-	if (!wait_for_completion_timeout(c, 60 * HZ)) {
-		KUNIT_FAIL(test, "%s did not finish in 60 s", what);
-		wait_for_completion(c);
-	}
-}
-
 static void stress_every_key_processed_never_concurrently(struct kunit *test)
 {
 	struct kwq_config cfg = {
@@ -192,12 +183,12 @@ static void stress_every_key_processed_never_concurrently(struct kunit *test)
 		kwq_shutdown(s->q);
 		for (i = 0; i < started; i++) {
 			/* Producers run to the end; workers see shutdown. */
-			ks_wait(test, &s->exited[i], "thread");
+			kt_wait_exit(test, &s->exited[i], "thread");
 		}
 		return;
 	}
 	for (i = KS_WORKERS; i < KS_WORKERS + KS_PRODUCERS; i++)
-		ks_wait(test, &s->exited[i], "producer");
+		kt_wait_exit(test, &s->exited[i], "producer");
 
 	deadline = jiffies + 30 * HZ;
 	while (!ks_all_done(s) && time_before(jiffies, deadline))
@@ -207,7 +198,7 @@ static void stress_every_key_processed_never_concurrently(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(s->q));
 	for (i = 0; i < KS_WORKERS; i++)
-		ks_wait(test, &s->exited[i], "worker");
+		kt_wait_exit(test, &s->exited[i], "worker");
 
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->violations));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->errors));
@@ -239,25 +230,17 @@ static void stress_every_key_processed_never_concurrently(struct kunit *test)
 #define KH_ADDS		20000		/* per producer */
 #define KH_WORKERS	2
 
-struct kh_state;
-
-struct kh_thread {
-	struct kh_state *s;
-	int i;
-};
-
 struct kh_state {
 	struct kwq *q;
 	u64 written[KH_PRODUCERS * KH_KEYS];	/* by its producer only */
 	u64 seen[KH_PRODUCERS * KH_KEYS];	/* by the key's holder */
 	atomic_t errors;
-	struct completion exited[KH_WORKERS + KH_PRODUCERS];
-	struct kh_thread thread[KH_WORKERS + KH_PRODUCERS];
+	struct kt_thread thread[KH_WORKERS + KH_PRODUCERS];
 };
 
 static int kh_worker(void *data)
 {
-	struct kh_thread *me = data;
+	struct kt_thread *me = data;
 	struct kh_state *s = me->s;
 	struct kwq_item item = {};
 	u32 k;
@@ -278,13 +261,13 @@ static int kh_worker(void *data)
 		/* One holder at a time: the queue orders these. */
 		s->seen[k] = max(s->seen[k], READ_ONCE(s->written[k]));
 	}
-	complete(&s->exited[me->i]);
+	complete(&me->exited);
 	return 0;
 }
 
 static int kh_producer(void *data)
 {
-	struct kh_thread *me = data;
+	struct kt_thread *me = data;
 	struct kh_state *s = me->s;
 	int p = me->i - KH_WORKERS, i;
 	u32 k;
@@ -297,43 +280,20 @@ static int kh_producer(void *data)
 		if (i % 256 == 0)
 			cond_resched();
 	}
-	complete(&s->exited[me->i]);
+	complete(&me->exited);
 	return 0;
 }
 
 static void stress_skipped_add_is_seen_by_the_next_run(struct kunit *test)
 {
-	struct task_struct *t;
 	struct kh_state *s;
-	int i, started = 0;
+	int i;
 
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->q = kt_create(test, NULL, NULL);
-	for (i = 0; i < KH_WORKERS + KH_PRODUCERS; i++) {
-		s->thread[i].s = s;
-		s->thread[i].i = i;
-		init_completion(&s->exited[i]);
-	}
-	for (i = 0; i < KH_WORKERS + KH_PRODUCERS; i++) {
-		t = kthread_run(i < KH_WORKERS ? kh_worker : kh_producer,
-				&s->thread[i], "kwq-hot/%d", i);
-		if (IS_ERR(t))
-			break;
-		started++;
-	}
-	if (started < KH_WORKERS + KH_PRODUCERS) {
-		KUNIT_FAIL(test, "could not start all threads");
-		kwq_shutdown(s->q);
-		for (i = 0; i < started; i++)
-			ks_wait(test, &s->exited[i], "thread");
-		return;
-	}
-	for (i = KH_WORKERS; i < KH_WORKERS + KH_PRODUCERS; i++)
-		ks_wait(test, &s->exited[i], "producer");
-	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(s->q));
-	for (i = 0; i < KH_WORKERS; i++)
-		ks_wait(test, &s->exited[i], "worker");
+	kt_run_pool(test, s->q, s, s->thread, KH_WORKERS, kh_worker,
+		    KH_PRODUCERS, kh_producer, "kwq-hot");
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->errors));
 	for (i = 0; i < ARRAY_SIZE(s->seen); i++) {
 		KUNIT_EXPECT_EQ(test, (u64)KH_ADDS / KH_KEYS, s->written[i]);

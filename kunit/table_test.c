@@ -96,7 +96,7 @@ static void table_grows_to_a_bucket_a_key_keeping_every_key(struct kunit *test)
 				bad++;
 			else if (seen[idx] < U8_MAX)
 				seen[idx]++;
-			if ((n->hash & mask) != i)
+			if ((kwq_node_hash(n) & mask) != i)
 				misplaced++;
 		}
 	}

@@ -8,6 +8,7 @@
  */
 
 #include <linux/err.h>
+#include <linux/kthread.h>
 #include <linux/string.h>
 
 #include "kwq_internal.h"
@@ -348,3 +349,52 @@ struct kwq *kt_every_state(struct kunit *test, struct kwq_config *cfg,
 	return q;
 }
 
+/* Wait for a thread of a concurrency case, failing after 60 s. */
+void kt_wait_exit(struct kunit *test, struct completion *c, const char *what)
+{
+	/* Threads use the case's state: never free it under a running one. */
+	if (!wait_for_completion_timeout(c, 60 * HZ)) {
+		KUNIT_FAIL(test, "%s did not finish in 60 s", what);
+		wait_for_completion(c);
+	}
+}
+
+/*
+ * Run @workers threads of @worker and @producers of @producer on @th
+ * (one struct kt_thread each, workers first, given @s); once the
+ * producers have returned, drain @q (expecting 0) and wait for the
+ * workers, which see the shutdown. If not all start, @q is shut down,
+ * the case fails and those started are waited for.
+ */
+void kt_run_pool(struct kunit *test, struct kwq *q, void *s,
+		 struct kt_thread *th, int workers, int (*worker)(void *),
+		 int producers, int (*producer)(void *), const char *name)
+{
+	int i, started = 0, nr = workers + producers;
+	struct task_struct *t;
+
+	for (i = 0; i < nr; i++) {
+		th[i].s = s;
+		th[i].i = i;
+		init_completion(&th[i].exited);
+	}
+	for (i = 0; i < nr; i++) {
+		t = kthread_run(i < workers ? worker : producer, &th[i],
+				"%s/%d", name, i);
+		if (IS_ERR(t))
+			break;
+		started++;
+	}
+	if (started < nr) {
+		KUNIT_FAIL(test, "could not start all threads");
+		kwq_shutdown(q);
+		for (i = 0; i < started; i++)
+			kt_wait_exit(test, &th[i].exited, "thread");
+		return;
+	}
+	for (i = workers; i < nr; i++)
+		kt_wait_exit(test, &th[i].exited, "producer");
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
+	for (i = 0; i < workers; i++)
+		kt_wait_exit(test, &th[i].exited, "worker");
+}

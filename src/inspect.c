@@ -140,6 +140,7 @@ int kwq_inspect(struct kwq *q, const void *key, size_t len,
 		return -EINVAL;
 	hash = kwq_hash(q, key, len);
 	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
 	n = kwq_lookup(q, key, len, hash);
 	if (n) {
 		kwq_info_fill(q, n, kwq_now(q), info);
@@ -158,7 +159,7 @@ EXPORT_SYMBOL_GPL(kwq_inspect);
  */
 static u32 kwq_place(const struct kwq_node *n)
 {
-	return bitrev32(n->hash);
+	return bitrev32(kwq_node_hash(n));
 }
 
 /*
@@ -247,6 +248,7 @@ int kwq_inspect_list(struct kwq *q, u32 states, u64 *cursor,
 	pos = lower_32_bits(*cursor);
 	skip = (*cursor >> KWQ_CURSOR_SKIP_SHIFT) & KWQ_CURSOR_SKIP_MAX;
 	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
 	if (*cursor && *cursor >> KWQ_CURSOR_TAG_SHIFT != q->cursor_tag)
 		ret = -ESTALE;
 	else if (q->new_hash)

@@ -146,6 +146,7 @@ static struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 	u32 hash = kwq_hash(q, key, len);
 
 	spin_lock_irqsave(&q->lock, *flags);
+	kwq_refs_splice(q);
 	return kwq_lookup(q, key, len, hash);
 }
 
@@ -182,6 +183,7 @@ static void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 	} else if (requeue != KWQ_REQUEUE_READY &&
 		   n->requeue == KWQ_REQUEUE_READY) {
 		q->nr_dirty--;
+		kwq_handle_unready(n);
 	}
 	WRITE_ONCE(n->requeue, requeue);
 }
@@ -198,7 +200,7 @@ static struct kwq_tomb *kwq_tomb(const struct kwq *q, unsigned int i)
  * Whether @owner's lease on the key of @hash and @len was revoked. A
  * record names the key by its hash and length, so it outlives the key's
  * node (the key may have left the queue since): another key matches it
- * only through a 32-bit hash collision.
+ * only through a collision of its 29-bit hash.
  */
 static bool kwq_tomb_find(const struct kwq *q, const void *owner, u32 hash,
 			  size_t len)
@@ -241,7 +243,7 @@ static void kwq_tomb_add(struct kwq *q, const void *owner,
 	}
 	t = kwq_tomb(q, q->nr_tombs++);
 	t->owner = owner;
-	t->hash = n->hash;
+	t->hash = kwq_node_hash(n);
 	t->len = n->key_len;
 }
 
@@ -258,16 +260,42 @@ static void kwq_tomb_forget(struct kwq *q, const void *owner)
 
 /* --- node state transitions (all under q->lock) --- */
 
-/* @n leaves the hash: its levels and node go (@pp: as kwq_node_free()). */
+/*
+ * @n, pinned by a key handle, would leave the hash: it stays, IDLE, in no
+ * list, without failure record, priorities or deadline, until its last
+ * handle goes (kwq_key_put()).
+ */
+static noinline void kwq_node_keep(struct kwq *q, struct kwq_node *n)
+{
+	WRITE_ONCE(n->state, KWQ_IDLE);
+	kwq_handle_unready(n);
+	kwq_prio_set(q, &n->prio, 0);
+	kwq_prio_set(q, &n->requeue_prio, 0);
+	kwq_fail_clear(q, n);
+	n->deadline = 0;
+	INIT_LIST_HEAD(&n->link);
+}
+
+/*
+ * @n leaves the hash: its levels and node go (@pp: as kwq_node_free());
+ * unless a key handle pins it.
+ */
 static __always_inline void kwq_node_drop(struct kwq *q, struct kwq_node *n,
 					  struct kwq_node **pp)
 {
+	if (unlikely(kwq_pinned(n))) {
+		kwq_node_keep(q, n);
+		return;
+	}
 	kwq_node_levels_drop(q, n);
 	kwq_node_free(q, n, pp);
 }
 
 static void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
 {
+	/* A pinned node without failure record is in no list. */
+	if (list_empty(&n->link))
+		return;
 	list_del(&n->link);
 	q->nr_idle--;
 }
@@ -802,7 +830,9 @@ kwq_add_locked(struct kwq *q, const void *key, size_t len, u32 hash,
 		deadline = kwq_deadline(a->now, after_ns);
 
 	if (!n || kwq_unqueued(n->state)) {
-		if (q->max_items && q->nr_items >= q->max_items) {
+		/* A key handle's node is there: its adds take no room. */
+		if (q->max_items && q->nr_items >= q->max_items &&
+		    (!n || !kwq_pinned(n))) {
 			ret = -ENOSPC;
 			goto out;
 		}
@@ -916,7 +946,7 @@ kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
 	tbl = READ_ONCE(q->hash);
 	for (n = READ_ONCE(tbl[hash & ((1U << bits) - 1)]);
 	     n && hops++ < KWQ_LOCKLESS_HOPS; n = READ_ONCE(n->hnext)) {
-		if (READ_ONCE(n->hash) != hash)
+		if (kwq_node_hash(n) != hash)
 			continue;
 		/* Pairs with the stores of READY and PROCESSING. */
 		state = smp_load_acquire(&n->state);
@@ -1034,6 +1064,166 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			      true, 0, delay_ns);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
+
+/* --- key handles (queue.h, "Key handles") --- */
+
+/* See queue.h. Noinline: only queues with adds by handle come here. */
+noinline void kwq_refs_apply(struct kwq *q)
+{
+	struct llist_node *list = llist_del_all(&q->ref_adds);
+	struct kwq_add_args a = { .now = kwq_now(q), .now_read = true };
+	struct kwq_key_ref *ref, *next;
+	struct kwq_node *n;
+
+	lockdep_assert_held(&q->lock);
+	/* llist_add() pushes at the head: oldest first. */
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(ref, next, list, pend) {
+		n = ref->node;
+		clear_bit(KWQ_REF_QUEUED, &ref->flags);
+		/*
+		 * The bit clear before the add is applied: an adder that
+		 * still finds it set is covered by this add, one that finds
+		 * it clear queues the handle again.
+		 */
+		smp_mb__after_atomic();
+		/* Refused (the queue shut down): nothing is pending. */
+		if (kwq_add_locked(q, n->key, n->key_len, kwq_node_hash(n), &a,
+				   NULL))
+			kwq_handle_unready(n);
+	}
+}
+
+static int kwq_pin_cmp(const void *node, const struct rb_node *rb)
+{
+	const struct kwq_node *a = node;
+	const struct kwq_node *b = rb_entry(rb, struct kwq_key_ref, rb)->node;
+
+	return a == b ? 0 : (uintptr_t)a < (uintptr_t)b ? -1 : 1;
+}
+
+static bool kwq_pin_less(struct rb_node *a, const struct rb_node *b)
+{
+	return kwq_pin_cmp(rb_entry(a, struct kwq_key_ref, rb)->node, b) < 0;
+}
+
+struct kwq_key_ref *kwq_key_get(struct kwq *q, const void *key, size_t len,
+				gfp_t gfp)
+{
+	struct kwq_node *n, **link, *spare = NULL;
+	struct kwq_key_ref *ref, *new;
+	unsigned long flags;
+	u32 hash;
+
+	if (!q || !kwq_key_ok(key, len))
+		return ERR_PTR(-EINVAL);
+	/* Unused (freed below) if the key has a handle already. */
+	new = kmalloc(sizeof(*new), gfp | q->gfp_account);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	hash = kwq_hash(q, key, len);
+	if (kwq_seen_lockless(q, key, len, hash, 0, false) == KWQ_SEEN_NONE)
+		spare = kwq_node_prealloc(len, gfp | q->gfp_account);
+	spin_lock_irqsave(&q->lock, flags);
+	ref = ERR_PTR(-ESHUTDOWN);
+	if (q->shutting_down)
+		goto unlock;
+	link = kwq_chain_link(kwq_bucket(q, hash), key, len, hash);
+	n = *link;
+	if (!n) {
+		n = kwq_node_insert(q, link, key, len, hash, &spare);
+		ref = ERR_CAST(n);
+		if (IS_ERR(n))
+			goto unlock;
+		/* IDLE, pinned, no failure record: in no list. */
+		INIT_LIST_HEAD(&n->link);
+	}
+	if (kwq_pinned(n)) {
+		ref = rb_entry(rb_find(n, &q->pins, kwq_pin_cmp),
+			       struct kwq_key_ref, rb);
+		refcount_inc(&ref->ref);
+		goto unlock;
+	}
+	ref = new;
+	new = NULL;
+	ref->flags = 0;
+	refcount_set(&ref->ref, 1);
+	kwq_get_ref(q);
+	ref->q = q;
+	ref->node = n;
+	rb_add(&ref->rb, &q->pins, kwq_pin_less);
+	atomic_or(KWQ_NODE_PINNED, &n->hword);
+unlock:
+	kwq_unlock(q, flags, 0);
+	kwq_node_slab_free(spare);
+	kfree(new);
+	return ref;
+}
+EXPORT_SYMBOL_GPL(kwq_key_get);
+
+int kwq_add_ref(struct kwq_key_ref *ref)
+{
+	struct kwq *q;
+
+	if (!ref)
+		return -EINVAL;
+	q = ref->q;
+	if (unlikely(READ_ONCE(q->shutting_down)))
+		return -ESHUTDOWN;
+	/* Already ready or dirty, or an add on its way: nothing to do. */
+	if (atomic_fetch_or(KWQ_NODE_PENDING, &ref->node->hword) &
+	    KWQ_NODE_PENDING)
+		return 0;
+	if (!test_and_set_bit(KWQ_REF_QUEUED, &ref->flags))
+		llist_add(&ref->pend, &q->ref_adds);
+	/*
+	 * wq_has_sleeper()'s barrier pairs with the one in the getter's
+	 * prepare_to_wait_exclusive(): it sees the getter queued, or the
+	 * getter splices this add when it checks under q->lock.
+	 */
+	if (wq_has_sleeper(&q->get_wq))
+		wake_up_nr(&q->get_wq, 1);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_add_ref);
+
+int kwq_add_ref_opts(struct kwq_key_ref *ref, const struct kwq_add_opts *opts)
+{
+	if (!ref)
+		return -EINVAL;
+	/* The node and its key stay while the handle pins them. */
+	return kwq_add_opts(ref->q, ref->node->key, ref->node->key_len, opts);
+}
+EXPORT_SYMBOL_GPL(kwq_add_ref_opts);
+
+void kwq_key_put(struct kwq_key_ref *ref)
+{
+	struct kwq_node *n;
+	struct kwq *q;
+	unsigned long flags;
+
+	if (!ref)
+		return;
+	q = ref->q;
+	n = ref->node;
+	spin_lock_irqsave(&q->lock, flags);
+	if (!refcount_dec_and_test(&ref->ref)) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	/* Its add, if on q->ref_adds, is applied: the handle can go. */
+	kwq_refs_splice(q);
+	rb_erase(&ref->rb, &q->pins);
+	/* Nothing promises PENDING any more. */
+	atomic_andnot(KWQ_NODE_PINNED | KWQ_NODE_PENDING, &n->hword);
+	/* Kept only for its handle: it goes now. */
+	if (n->state == KWQ_IDLE && list_empty(&n->link))
+		kwq_node_drop(q, n, NULL);
+	kwq_unlock(q, flags, 0);
+	kwq_put(q);
+	kfree(ref);
+}
+EXPORT_SYMBOL_GPL(kwq_key_put);
 
 /* Keys hashed and nodes preallocated per critical section of a batch. */
 #define KWQ_BATCH_CHUNK		KWQ_BULK
@@ -1169,6 +1359,7 @@ static unsigned int kwq_done_keys_locked(struct kwq *q,
 	struct kwq_node *node, **link;
 	unsigned int i;
 
+	kwq_refs_splice(q);
 	*err = 0;
 	for (i = 0; i < n; i++) {
 		link = kwq_chain_link(kwq_bucket(q, hash[i]), keys[i].key,
@@ -1424,11 +1615,27 @@ long kwq_len(struct kwq *q)
 	if (!q)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
 	len = q->nr_ready;
 	spin_unlock_irqrestore(&q->lock, flags);
 	return len;
 }
 EXPORT_SYMBOL_GPL(kwq_len);
+
+int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
+{
+	unsigned long flags;
+
+	if (!q || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
+	kwq_stats_fill(q, st);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_get_stats);
 
 /*
  * Under q->lock: the link to the processing node @item leases (*link is
@@ -1452,7 +1659,7 @@ static void kwq_lease_fill(const struct kwq_node *n, struct kwq_item *item)
 	item->key = n->key;
 	item->len = n->key_len;
 	item->priority = n->prio;
-	item->hash = n->hash;
+	item->hash = kwq_node_hash(n);
 	item->node = n;
 	item->lease = n->lease;
 	item->queued_ns = n->queued_ns;
@@ -1543,6 +1750,7 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 	unsigned int n = 0;
 	int ret = 0;
 
+	kwq_refs_splice(q);
 	while (n < max &&
 	       (ret = kwq_take_locked(q, owner, now, timeout, &items[n],
 				      ctl ? ctl->room : NULL)) > 0) {
@@ -1709,6 +1917,7 @@ int kwq_get(struct kwq *q, void *owner, unsigned int flags, s64 timeout_ns,
 		return -EINVAL;
 	/* A key ready: one critical section, as a worker loop mostly finds. */
 	spin_lock_irqsave(&q->lock, irqflags);
+	kwq_refs_splice(q);
 	got = kwq_take_locked(q, owner, kwq_now(q), q->processing_timeout_ns,
 			      item, NULL);
 	spin_unlock_irqrestore(&q->lock, irqflags);
@@ -1733,6 +1942,7 @@ int kwq_done_batch(struct kwq *q, const struct kwq_item *items,
 	if (!q || (nr && !items))
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
 	now = kwq_now(q);
 	for (i = 0; i < nr; i++) {
 		link = kwq_lease_link(q, &items[i]);
@@ -1759,6 +1969,8 @@ int kwq_done(struct kwq *q, const struct kwq_item *item)
 	if (!q || !item)
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, flags);
+	/* Adds by handle before the done: a dirty key is requeued. */
+	kwq_refs_splice(q);
 	link = kwq_lease_link(q, item);
 	if (link) {
 		ready = kwq_finish(q, *link, link, kwq_now(q));
@@ -1781,6 +1993,7 @@ int kwq_done_get(struct kwq *q, void *owner, unsigned int flags,
 	if (!q || !item || (flags & ~KWQ_GET_NONBLOCK))
 		return -EINVAL;
 	spin_lock_irqsave(&q->lock, irqflags);
+	kwq_refs_splice(q);
 	now = kwq_now(q);
 	if (item->lease) {
 		link = kwq_lease_link(q, item);
@@ -2082,6 +2295,7 @@ __poll_t kwq_poll(struct kwq *q)
 	__poll_t mask = 0;
 
 	spin_lock_irqsave(&q->lock, flags);
+	kwq_refs_splice(q);
 	if (q->nr_ready)
 		mask = EPOLLIN | EPOLLRDNORM;
 	else if (q->shutting_down)
@@ -2107,6 +2321,8 @@ static void kwq_shutdown_locked(struct kwq *q, bool drain, bool may_sleep,
 	u64 dropped = 0;
 	unsigned int i;
 
+	/* The adds by handle that came before are applied, as adds. */
+	kwq_refs_splice(q);
 	WRITE_ONCE(q->shutting_down, true);
 	for (;;) {
 		for (i = 0; i < KWQ_WALK_CHUNK && (n = kwq_wait_any(q)); i++) {
@@ -2252,7 +2468,7 @@ static unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now)
 			    kwq_since(now, n->start_ns), n->prio, !!owner);
 	q->processing_timeouts_total++;
 	/* Fails only after shutdown; then the done below drops the key. */
-	kwq_add_locked(q, n->key, n->key_len, n->hash, &a, NULL);
+	kwq_add_locked(q, n->key, n->key_len, kwq_node_hash(n), &a, NULL);
 	if (owner)
 		kwq_tomb_add(q, owner, n);
 	return a.ready + kwq_finish(q, n, NULL, now);
@@ -2421,6 +2637,8 @@ struct kwq *kwq_create_anon(const char *name, const struct kwq_config *cfg,
 	q->processing_timeout_ns = cfg->processing_timeout_ns;
 	q->max_failure_records = cfg->max_failure_records ?:
 				 KWQ_DEFAULT_FAILURE_RECORDS;
+	init_llist_head(&q->ref_adds);
+	q->pins = RB_ROOT;
 	init_waitqueue_head(&q->get_wq);
 	init_waitqueue_head(&q->drain_wq);
 	kwq_real_clock_setup(q);

@@ -70,7 +70,13 @@ struct kwq_node {
 	 * that passes over a node touches one cache line of it.
 	 */
 	struct kwq_node *hnext;		/* next in the hash bucket */
-	u32 hash;
+	/*
+	 * The key's hash (kwq_node_hash()) and the two flags of key
+	 * handles, KWQ_NODE_PINNED and KWQ_NODE_PENDING ("Key handles"
+	 * below), in one word: a handle's add is one atomic operation on it,
+	 * and nodes pay no byte for handles.
+	 */
+	atomic_t hword;
 	u16 key_len;
 	u8 state;			/* enum kwq_state */
 	u8 requeue;			/* enum kwq_requeue */
@@ -130,6 +136,93 @@ struct kwq_node {
 	u32 failures;			/* rate limiter failure count */
 	u8 key[];
 };
+
+/* The bits of kwq_node.hword: the hash (kwq_hash()), then the flags. */
+#define KWQ_HASH_MASK		GENMASK(28, 0)
+#define KWQ_NODE_PINNED		BIT(29)
+#define KWQ_NODE_PENDING	BIT(30)
+
+static __always_inline u32 kwq_node_hash(const struct kwq_node *n)
+{
+	return atomic_read(&n->hword) & KWQ_HASH_MASK;
+}
+
+/*
+ * --- Key handles ---
+ *
+ * A kernel caller whose key lives as long as an object of its own pins
+ * the key's node with kwq_key_get(): a pinned node stays in the hash
+ * (IDLE, in no list, when nothing else keeps it), so kwq_add_ref() needs
+ * neither the hash nor, mostly, q->lock. A key has one handle (struct
+ * kwq_key_ref, in q->pins by node while it exists), counted: a second
+ * kwq_key_get() of the key returns it again. Two bits of the node's
+ * ->hword say so: PINNED (changed under q->lock, while the handle is in
+ * q->pins) and PENDING, set and cleared with atomic read-modify-writes
+ * from any context:
+ *
+ *   PENDING set => a plain add of the key at priority 0 would change
+ *   nothing: the node is READY at a priority >= 0, or PROCESSING and
+ *   dirty (KWQ_REQUEUE_READY) at a requeue priority >= 0, or an add by
+ *   one of its handles is on q->ref_adds, not yet applied.
+ *
+ * PENDING clear says nothing: the add takes the slow way, which is
+ * always right. So:
+ *  - kwq_add_ref(): atomic_fetch_or(PENDING). Set before: the add is
+ *    redundant, done (one atomic operation, no lock). Clear before: this
+ *    add made it set, so it must reach the queue: the handle goes on
+ *    q->ref_adds (llist_add(), unless its KWQ_REF_QUEUED bit says it is
+ *    there already, not yet spliced) and one getter is woken.
+ *  - Whoever takes q->lock to read or change what an add affects (get,
+ *    done, len, stats, shutdown, remove, forget...) splices q->ref_adds
+ *    first (kwq_refs_splice()) and applies each handle's add as kwq_add()
+ *    would, clearing its QUEUED bit before.
+ *  - Under q->lock, a node that leaves READY (kwq_level_unlink(): a get
+ *    takes it, a remove) or stops being dirty without becoming READY
+ *    (kwq_set_requeue()) or leaves the queue clears PENDING; one that
+ *    becomes READY at a priority >= 0 sets it (kwq_ready_insert()).
+ *
+ * Ordering: the fetch_or and llist_add() are fully ordered, and a get
+ * clears PENDING before the full barrier of its smp_store_mb() of
+ * PROCESSING: an adder that found PENDING set (coherence order: before
+ * the clear) made its earlier writes visible to whoever processes the
+ * key next, as the workqueue's PENDING bit does; one that finds it clear
+ * (after) queues an add that makes the key dirty. The llist_add() then
+ * wq_has_sleeper() pairs with the getter's prepare_to_wait_exclusive()
+ * then splice, as kwq_unlock()'s wake-up does. No add is lost and no key
+ * is handed out twice: the hand-out itself is the same locked take as
+ * for any add. Documentation/design.rst, "Key handles".
+ */
+/* struct kwq_key_ref.flags: on q->ref_adds, not yet spliced */
+#define KWQ_REF_QUEUED		0
+
+struct kwq_key_ref {
+	struct llist_node pend;		/* in q->ref_adds while QUEUED */
+	unsigned long flags;
+	struct rb_node rb;		/* in q->pins by ->node */
+	refcount_t ref;			/* kwq_key_get()s not yet put */
+	struct kwq *q;			/* a reference */
+	struct kwq_node *node;		/* pinned */
+};
+
+/* Whether a handle pins @n (under q->lock). */
+static __always_inline bool kwq_pinned(const struct kwq_node *n)
+{
+	return atomic_read(&n->hword) & KWQ_NODE_PINNED;
+}
+
+/* Under q->lock: @n no longer satisfies PENDING's promise (if pinned). */
+static __always_inline void kwq_handle_unready(struct kwq_node *n)
+{
+	if (unlikely(atomic_read(&n->hword) & KWQ_NODE_PENDING))
+		atomic_andnot(KWQ_NODE_PENDING, &n->hword);
+}
+
+/* Under q->lock: @n is READY at @prio; a pinned node says so. */
+static __always_inline void kwq_handle_ready(struct kwq_node *n, int prio)
+{
+	if (unlikely(kwq_pinned(n)) && prio >= 0)
+		atomic_or(KWQ_NODE_PENDING, &n->hword);
+}
 
 /*
  * The ready keys of one priority, oldest first. In kwq->levels (by
@@ -339,6 +432,12 @@ struct kwq {
 	u64 processing_timeout_ns;	/* 0: none */
 	struct kwq_limiters limiters;	/* state under q->lock */
 
+	/*
+	 * Adds by key handle not yet applied (struct kwq_key_ref.pend), any
+	 * context, no lock; spliced under q->lock ("Key handles" above).
+	 */
+	struct llist_head ref_adds;
+	struct rb_root pins;		/* key handles, by node */
 	wait_queue_head_t get_wq;	/* getters */
 	wait_queue_head_t drain_wq;	/* kwq_shutdown_drain() */
 	struct hrtimer timer;		/* the real clock's timer */
@@ -348,6 +447,19 @@ struct kwq {
 	 */
 	struct dentry *debugfs;
 };
+
+/*
+ * queue.c: under q->lock, apply the adds by handle not yet applied, in
+ * the order they came. Before anything that reads or changes what an add
+ * affects.
+ */
+void kwq_refs_apply(struct kwq *q);
+
+static __always_inline void kwq_refs_splice(struct kwq *q)
+{
+	if (unlikely(!llist_empty(&q->ref_adds)))
+		kwq_refs_apply(q);
+}
 
 /* queue.c, for registry.c */
 bool kwq_name_ok(const char *name);

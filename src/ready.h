@@ -128,6 +128,7 @@ static __always_inline void kwq_ready_insert(struct kwq *q,
 	n->ready_epoch = ++q->ready_epoch;
 	/* The key, ->prio and ->ready_epoch before the state. */
 	smp_store_release(&n->state, KWQ_READY);
+	kwq_handle_ready(n, prio);
 	q->nr_ready++;
 	kwq_ready_mirror(q);
 	if (head)
@@ -146,6 +147,8 @@ static __always_inline void kwq_level_unlink(struct kwq *q,
 					     struct kwq_level *l,
 					     struct kwq_node *n)
 {
+	/* Before a get's full barrier (queue.h, "Key handles"). */
+	kwq_handle_unready(n);
 	list_del(&n->fifo);
 	if (!--l->len)
 		rb_erase_cached(&l->ready_rb, &q->levels);

@@ -2,8 +2,10 @@
 /*
  * A queue's statistics: the duration histograms (client-go's
  * queue_duration and work_duration, in buckets of powers of ten) and
- * kwq_get_stats(), which copies every counter and gauge of a queue in one
- * critical section, so a reader sees one consistent moment. Readers
+ * kwq_stats_fill(), which copies every counter and gauge of a queue in the
+ * critical section of its caller (kwq_get_stats() in queue.c, which
+ * first applies the key handles' pending adds), so a reader sees one
+ * consistent moment. Readers
  * never touch struct kwq themselves. Documentation/metrics.rst names
  * what each figure is.
  */
@@ -62,18 +64,15 @@ static void kwq_hist_snapshot(const struct kwq_hist *h,
 	out->sum_ns = h->sum_ns;
 }
 
-int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
+/* For queue.c's kwq_get_stats(): see stats.h. */
+void kwq_stats_fill(struct kwq *q, struct kwq_stats *st)
 {
 	struct kwq_node *oldest;
-	unsigned long flags;
 	struct rb_node *rb;
 	u64 now, listed = 0;
 	unsigned int i = 0;
 
-	if (!q || !st)
-		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	spin_lock_irqsave(&q->lock, flags);
+	lockdep_assert_held(&q->lock);
 	now = kwq_now(q);
 	st->depth = q->nr_ready + q->nr_dirty;
 	/* Sum of now - start_ns; the true value fits, so modulo 2^64 works. */
@@ -113,10 +112,7 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 	st->dead = q->nr_dead;
 	st->dead_total = q->dead_total;
 	st->dead_dropped_total = q->dead_dropped_total;
-	spin_unlock_irqrestore(&q->lock, flags);
-	return 0;
 }
-EXPORT_SYMBOL_GPL(kwq_get_stats);
 
 static void kwq_hist_to_args(struct kwq_stats_hist *dst,
 			     const struct kwq_histogram *src)
@@ -126,41 +122,35 @@ static void kwq_hist_to_args(struct kwq_stats_hist *dst,
 	dst->sum_ns = src->sum_ns;
 }
 
-/* For dev.c and metrics.c: see stats.h. */
-int kwq_get_stats_args(struct kwq *q, struct kwq_stats_args *a)
+/* For kwq_get_stats_args(): see stats.h. */
+void kwq_stats_to_args(const struct kwq_stats *s, struct kwq_stats_args *a)
 {
-	struct kwq_stats st;
 	unsigned int i;
-	int ret;
 
 	memset(a, 0, sizeof(*a));
-	ret = kwq_get_stats(q, &st);
-	if (ret)
-		return ret;
-	a->len = st.len;
-	a->waiting = st.waiting;
-	a->processing = st.processing;
-	a->adds_total = st.adds_total;
-	a->retries_total = st.retries_total;
-	a->dropped_at_shutdown = st.dropped_at_shutdown;
-	a->lease_returns = st.lease_returns;
-	a->failure_records = st.failure_records;
-	a->shutting_down = st.shutting_down;
-	a->depth = st.depth;
-	a->failure_records_evicted = st.failure_records_evicted;
-	a->unfinished_work_ns = st.unfinished_work_ns;
-	a->longest_running_ns = st.longest_running_ns;
-	kwq_hist_to_args(&a->queue_duration, &st.queue_duration);
-	kwq_hist_to_args(&a->work_duration, &st.work_duration);
-	a->nr_prios = st.nr_prio_levels;
-	for (i = 0; i < st.nr_prio_levels; i++) {
-		a->prios[i].priority = st.prio_len[i].priority;
-		a->prios[i].len = st.prio_len[i].len;
+	a->len = s->len;
+	a->waiting = s->waiting;
+	a->processing = s->processing;
+	a->adds_total = s->adds_total;
+	a->retries_total = s->retries_total;
+	a->dropped_at_shutdown = s->dropped_at_shutdown;
+	a->lease_returns = s->lease_returns;
+	a->failure_records = s->failure_records;
+	a->shutting_down = s->shutting_down;
+	a->depth = s->depth;
+	a->failure_records_evicted = s->failure_records_evicted;
+	a->unfinished_work_ns = s->unfinished_work_ns;
+	a->longest_running_ns = s->longest_running_ns;
+	kwq_hist_to_args(&a->queue_duration, &s->queue_duration);
+	kwq_hist_to_args(&a->work_duration, &s->work_duration);
+	a->nr_prios = s->nr_prio_levels;
+	for (i = 0; i < s->nr_prio_levels; i++) {
+		a->prios[i].priority = s->prio_len[i].priority;
+		a->prios[i].len = s->prio_len[i].len;
 	}
-	a->prios_other = st.prio_len_other;
-	a->processing_timeouts_total = st.processing_timeouts_total;
-	a->dead = st.dead;
-	a->dead_total = st.dead_total;
-	a->dead_dropped_total = st.dead_dropped_total;
-	return 0;
+	a->prios_other = s->prio_len_other;
+	a->processing_timeouts_total = s->processing_timeouts_total;
+	a->dead = s->dead;
+	a->dead_total = s->dead_total;
+	a->dead_dropped_total = s->dead_dropped_total;
 }

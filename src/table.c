@@ -266,7 +266,8 @@ void kwq_grow_work(struct work_struct *work)
 			while ((n = *old)) {
 				WRITE_ONCE(*old, n->hnext);
 				/* Oldest first here too: to the chain's end. */
-				tail = &new[n->hash & ((1U << bits) - 1)];
+				tail = &new[kwq_node_hash(n) &
+					    ((1U << bits) - 1)];
 				while (*tail)
 					tail = &(*tail)->hnext;
 				kwq_chain_append(tail, n);

@@ -29,7 +29,8 @@
 
 static inline u32 kwq_hash(const struct kwq *q, const void *key, size_t len)
 {
-	return hsiphash(key, len, &q->hkey);
+	/* The node's word keeps the bits above for key handles. */
+	return hsiphash(key, len, &q->hkey) & KWQ_HASH_MASK;
 }
 
 /*
@@ -68,7 +69,7 @@ kwq_chain_link(struct kwq_node **pp, const void *key, size_t len, u32 hash)
 	struct kwq_node *n;
 
 	for (; (n = *pp); pp = &n->hnext)
-		if (n->hash == hash && n->key_len == len &&
+		if (kwq_node_hash(n) == hash && n->key_len == len &&
 		    !memcmp(n->key, key, len))
 			break;
 	return pp;
@@ -202,7 +203,8 @@ kwq_node_insert(struct kwq *q, struct kwq_node **end, const void *key,
 	 */
 	n->state = KWQ_IDLE;
 	n->deadline = 0;
-	n->hash = hash;
+	/* No flag: not pinned, nothing pending. */
+	atomic_set(&n->hword, hash);
 	n->failures = 0;
 	n->prio = 0;
 	n->requeue_prio = 0;
@@ -227,7 +229,7 @@ static inline void kwq_node_free(struct kwq *q, struct kwq_node *n,
 	WRITE_ONCE(n->state, KWQ_IDLE);
 	if (!pp) {
 		/* Chains are short (a node or none per bucket): walk. */
-		pp = kwq_bucket(q, n->hash);
+		pp = kwq_bucket(q, kwq_node_hash(n));
 		while (*pp != n)
 			pp = &(*pp)->hnext;
 	}

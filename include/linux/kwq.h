@@ -557,6 +557,97 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
 int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			 const struct kwq_add_opts *opts, u64 *delay_ns);
 
+/*
+ * Key handles: for kernel callers whose keys are long-lived objects (as a
+ * work_struct lives in its object). A handle pins its key's node in the
+ * queue, so kwq_add_ref() needs no hash, and a redundant add (the key is
+ * ready, or processing and already due to run again) is one atomic
+ * operation, with no lock. Documentation/design.rst, "Key handles".
+ */
+struct kwq_key_ref;
+
+/**
+ * kwq_key_get() - pin a key of a queue and return a handle on it
+ * @q: queue
+ * @key: key bytes, copied
+ * @len: 1..KWQ_KEY_MAX
+ * @gfp: allocation flags for the handle and, if the queue does not have
+ *	the key yet, its node (GFP_KERNEL where sleeping is allowed)
+ *
+ * The key need not be queued: its node is made (idle) if the queue does
+ * not have it, charged as a new key's node (the hash table's room and
+ * growth, the byte budget) but not counted in max_items, and it stays
+ * while a handle pins it, whatever happens to the key (done, remove,
+ * forget, the dead set's bounds). A key has one handle: a kwq_key_get()
+ * of a key that has one returns it again, counted, and each get is put
+ * once. Adds by handle and adds by key (kwq_add()) act on the same key.
+ * The node pays no byte for this: two bits of its hash word are the
+ * handle's flags.
+ *
+ * The handle holds a reference to the queue: after kwq_destroy() the
+ * queue is shut down (kwq_add_ref() returns -ESHUTDOWN) and its memory
+ * stays until the last handle is put.
+ *
+ * Context: as kwq_add() with a @gfp that does not sleep; process context
+ * with one that may.
+ * Return: the handle, to be released with kwq_key_put();
+ * ERR_PTR(-EINVAL) for a bad argument, ERR_PTR(-ESHUTDOWN) after
+ * shutdown, ERR_PTR(-ENOMEM), or the refusal of a new key's room as in
+ * kwq_add() (-ENOSPC, -EDQUOT, -ENOMEM). On error nothing changed.
+ */
+struct kwq_key_ref *kwq_key_get(struct kwq *q, const void *key, size_t len,
+				gfp_t gfp);
+
+/**
+ * kwq_add_ref() - kwq_add() of a key by its handle
+ * @ref: handle from kwq_key_get()
+ *
+ * What kwq_add() does, without the hash or, mostly, the queue lock: a
+ * key already ready (at priority >= 0) or processing and dirty costs one
+ * atomic operation; otherwise the add is queued on a lockless list of the
+ * queue that the next getter (or any call that takes the queue lock)
+ * applies before it looks at the keys, and one blocked getter is woken.
+ * As with kwq_add(), an add that finds the key ready makes the caller's
+ * earlier writes visible to whoever processes the key next. Never
+ * refused for room: the key's node is there. An add that races with
+ * kwq_shutdown() may return 0 and be dropped by it, as it would have
+ * been refused a moment later.
+ *
+ * Context: any context (no lock is taken but the wait queue's, to wake a
+ * getter).
+ * Return: 0; -EINVAL for a NULL @ref, -ESHUTDOWN after shutdown.
+ */
+int kwq_add_ref(struct kwq_key_ref *ref);
+
+/**
+ * kwq_add_ref_opts() - kwq_add_opts() of a key by its handle
+ * @ref: handle from kwq_key_get()
+ * @opts: delay, priority and flags, as for kwq_add_opts()
+ *
+ * Takes the queue lock as kwq_add_opts() does (only the plain add is the
+ * lockless one); the node cannot be missing, so no memory is allocated.
+ *
+ * Context: as kwq_add().
+ * Return: as kwq_add_opts(); -EINVAL for a NULL @ref.
+ */
+int kwq_add_ref_opts(struct kwq_key_ref *ref, const struct kwq_add_opts *opts);
+
+/**
+ * kwq_key_put() - release a key handle
+ * @ref: handle from kwq_key_get(), or NULL
+ *
+ * Drops one kwq_key_get() of the handle. The last one applies the
+ * handle's add if it is still on its way, unpins the key (its node goes
+ * if it is idle without failure record), frees the handle and drops its
+ * queue reference (the last one frees the queue, as kwq_put() does). The
+ * count is a refcount_t: a put more than the gets is the kernel's
+ * refcount underflow warning, and a put after the last one a use after
+ * free, as for kfree().
+ *
+ * Context: as kwq_add().
+ */
+void kwq_key_put(struct kwq_key_ref *ref);
+
 /**
  * struct kwq_key - one key of a batch call
  * @key: the key bytes, copied

@@ -20,7 +20,8 @@
 # KWQ_BENCH_SCALE_MAX (1000000), KWQ_BENCH_TIMER_ITEMS,
 # KWQ_BENCH_MEM_ITEMS, KWQ_BENCH_GO_ITEMS (200000: Go pipeline keys),
 # KWQ_BENCH_GO_AFTER (1000000: Go AddAfter calls), KWQ_BENCH_SUITES
-# (subset of "throughput hotkey user scaling timer memory go"),
+# (subset of "throughput hotkey redundant user scaling timer memory go"),
+# KWQ_BENCH_RED_ITEMS (1000000: adds of the redundant suite),
 # KWQ_BENCH_UIMPLS (the user suite's kwq shapes: a subset of "kwq_single
 # kwq_batch kwq_ring kwq_ring_batch"; mqueue always runs), KWQ_BENCH_KARGS (kwq_bench.ko parameters,
 # e.g. diag=1), KWQ_BENCH_INSNPROF=1 (also count guest instructions per
@@ -33,6 +34,7 @@ out=${KWQ_BENCH_OUT:-$KWQ_OUT/bench}
 reps=${KWQ_BENCH_REPS:-5}
 items=${KWQ_BENCH_ITEMS:-200000}
 hot_items=${KWQ_BENCH_HOT_ITEMS:-$items}
+red_items=${KWQ_BENCH_RED_ITEMS:-1000000}
 uitems=${KWQ_BENCH_UITEMS:-50000}
 ubitems=${KWQ_BENCH_UBITEMS:-$((uitems * 5))}
 scale_max=${KWQ_BENCH_SCALE_MAX:-1000000}
@@ -41,7 +43,7 @@ mem_items=${KWQ_BENCH_MEM_ITEMS:-100000}
 go_items=${KWQ_BENCH_GO_ITEMS:-200000}
 go_after=${KWQ_BENCH_GO_AFTER:-1000000}
 timeout=${KWQ_BENCH_TIMEOUT:-1800}
-suites=" ${KWQ_BENCH_SUITES:-throughput hotkey user scaling timer memory go} "
+suites=" ${KWQ_BENCH_SUITES:-throughput hotkey redundant user scaling timer memory go} "
 uimpls=${KWQ_BENCH_UIMPLS:-}
 kargs=${KWQ_BENCH_KARGS:-}	# extra kwq_bench.ko parameters, e.g. diag=1
 start=$(date +%s)
@@ -76,6 +78,7 @@ while [ \$r -le $reps ]; do
 	echo "BENCH-REP \$r"
 	case "$suites" in *" throughput "*) bench_k suite=throughput rep=\$r items=$items $kargs ;; esac
 	case "$suites" in *" hotkey "*) bench_k suite=hotkey rep=\$r items=$hot_items $kargs ;; esac
+	case "$suites" in *" redundant "*) bench_k suite=redundant rep=\$r items=$red_items ;; esac
 	# Rotate the order of the userspace runs from one repetition to the next.
 	case \$((r % 3)) in
 	0) order="kwq_single kwq_batch kwq_ring kwq_ring_batch mqueue" ;;

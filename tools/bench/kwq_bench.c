@@ -26,7 +26,16 @@
  *                 and non-reentrancy is the processing set
  *    Timed from the first add until every item has run.
  *  - hotkey: as throughput, but the @items adds cycle over @hot_keys keys
- *    (work items), so every side deduplicates pending ones.
+ *    (work items), so every side deduplicates pending ones. One more
+ *    implementation:
+ *      kwq_ref    kwq_add_ref() of a key handle per key (kwq_key_get()
+ *                 before the clock starts, as the workqueue's items are
+ *                 set up before it), the consumers as for kwq
+ *  - redundant: the add of a key already ready, alone: one thread adds
+ *    one key @items times while it stays ready (no consumer). kwq
+ *    (kwq_add()) and kwq_ref (kwq_add_ref()) against queue_work() of a
+ *    pending work (workqueue: held pending behind a blocked work of an
+ *    ordered workqueue) and wq_rhash (its lookup, then that queue_work()).
  *  - scaling: single thread; with N (1e3 .. @scale_max) keys ready, the
  *    cost of an add and of a get + done, and with N keys waiting the cost
  *    of an add_after (deadlines random within an hour).
@@ -56,7 +65,7 @@
 
 static char *suite = "throughput";
 module_param(suite, charp, 0444);
-MODULE_PARM_DESC(suite, "throughput, hotkey, scaling or timer");
+MODULE_PARM_DESC(suite, "throughput, hotkey, redundant, scaling or timer");
 
 static unsigned int rep;
 module_param(rep, uint, 0444);
@@ -98,7 +107,7 @@ static unsigned int batch_window_us = 1000;
 module_param(batch_window_us, uint, 0444);
 MODULE_PARM_DESC(batch_window_us, "kwq_batch: timeout of each kwq_get_batch(), the batching window");
 
-static char *impls = "workqueue,wq_rhash,kwq,kwq_batch";
+static char *impls = "workqueue,wq_rhash,kwq,kwq_batch,kwq_ref";
 module_param(impls, charp, 0444);
 MODULE_PARM_DESC(impls, "throughput/hotkey: implementations to run (comma-separated)");
 
@@ -163,6 +172,7 @@ struct bench_ctx {
 	struct bench_key *bkeys;	/* kwq_batch producer: @batch keys */
 	struct kwq_key *kkeys;		/* ... and their descriptors */
 	struct kwq_item *citems;	/* kwq_batch consumers: @batch each */
+	struct kwq_key_ref **refs;	/* kwq_ref: a handle per key */
 	atomic_t next_cons;
 	unsigned int min_nr;		/* kwq_batch: kwq_get_batch() min_nr */
 	unsigned int adds;
@@ -215,6 +225,26 @@ static int bench_kwq_producer(void *arg)
 	for (i = 0; i < c->adds; i++) {
 		bench_key(&k, c->key_mod ? i % c->key_mod : i);
 		if (kwq_add(c->q, &k, sizeof(k)))
+			atomic_inc(&c->errors);
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	c->prod_ns = ktime_get_ns() - t;
+	complete(&c->produced);
+	bench_idle_until_stopped();
+	return 0;
+}
+
+static int bench_kwqr_producer(void *arg)
+{
+	struct bench_ctx *c = arg;
+	unsigned int i;
+	u64 t;
+
+	wait_for_completion(&c->go);
+	t = ktime_get_ns();
+	for (i = 0; i < c->adds; i++) {
+		if (kwq_add_ref(c->refs[i % c->key_mod]))
 			atomic_inc(&c->errors);
 		if (i % 256 == 255)
 			cond_resched();
@@ -436,19 +466,72 @@ static void bench_report_tput(const char *name, const char *impl,
 		atomic_read(&c->retries), atomic_read(&c->errors));
 }
 
+enum bench_impl {
+	IMPL_WQ, IMPL_WQ_RHASH, IMPL_KWQ, IMPL_KWQ_BATCH, IMPL_KWQ_REF, NR_IMPLS
+};
+
+static const char *const bench_impl_names[NR_IMPLS] = {
+	[IMPL_WQ] = "workqueue",
+	[IMPL_WQ_RHASH] = "wq_rhash",
+	[IMPL_KWQ] = "kwq",
+	[IMPL_KWQ_BATCH] = "kwq_batch",
+	[IMPL_KWQ_REF] = "kwq_ref",
+};
+
+/* kwq_ref: a handle on each of the @key_mod keys of @c->q. */
+static int bench_refs_get(struct bench_ctx *c)
+{
+	struct bench_key k;
+	unsigned int i;
+
+	c->refs = kvcalloc(c->key_mod, sizeof(*c->refs), GFP_KERNEL);
+	if (!c->refs)
+		return -ENOMEM;
+	for (i = 0; i < c->key_mod; i++) {
+		bench_key(&k, i);
+		c->refs[i] = kwq_key_get(c->q, &k, sizeof(k), GFP_KERNEL);
+		if (IS_ERR(c->refs[i])) {
+			int ret = PTR_ERR(c->refs[i]);
+
+			c->refs[i] = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void bench_refs_put(struct bench_ctx *c)
+{
+	unsigned int i;
+
+	if (!c->refs)
+		return;
+	for (i = 0; i < c->key_mod; i++)
+		kwq_key_put(c->refs[i]);
+	kvfree(c->refs);
+	c->refs = NULL;
+}
+
 /*
  * kwq: one producer, @consumers consumers, timed until drained; with
- * @batched, the batch calls (buffers are allocated before the clock).
+ * IMPL_KWQ_BATCH, the batch calls (buffers are allocated before the
+ * clock); with IMPL_KWQ_REF (hot keys only), adds by key handle.
  */
 static int bench_kwq_tput(const char *name, unsigned int adds,
-			  unsigned int key_mod, bool batched)
+			  unsigned int key_mod, enum bench_impl impl)
 {
 	struct task_struct *prod, *cons[BENCH_CONSUMERS_MAX] = {};
+	bool batched = impl == IMPL_KWQ_BATCH;
+	int (*produce)(void *) = bench_kwq_producer;
 	struct bench_ctx c;
 	unsigned int i;
 	u64 t0, t1;
 	int ret = 0;
 
+	if (batched)
+		produce = bench_kwqb_producer;
+	else if (impl == IMPL_KWQ_REF)
+		produce = bench_kwqr_producer;
 	bench_ctx_init(&c, adds, key_mod);
 	if (batched) {
 		c.bkeys = kcalloc(batch, sizeof(*c.bkeys), GFP_KERNEL);
@@ -477,6 +560,11 @@ static int bench_kwq_tput(const char *name, unsigned int adds,
 		ret = PTR_ERR(c.q);
 		goto out_free;
 	}
+	if (impl == IMPL_KWQ_REF) {
+		ret = bench_refs_get(&c);
+		if (ret)
+			goto out;
+	}
 	for (i = 0; i < consumers; i++) {
 		cons[i] = bench_start(batched ? bench_kwqb_consumer :
 				      bench_kwq_consumer, &c, "kwq_bench_c", i);
@@ -485,8 +573,7 @@ static int bench_kwq_tput(const char *name, unsigned int adds,
 			goto out;
 		}
 	}
-	prod = bench_start(batched ? bench_kwqb_producer : bench_kwq_producer,
-			   &c, "kwq_bench_p", 0);
+	prod = bench_start(produce, &c, "kwq_bench_p", 0);
 	if (IS_ERR(prod)) {
 		ret = PTR_ERR(prod);
 		goto out;
@@ -499,12 +586,12 @@ static int bench_kwq_tput(const char *name, unsigned int adds,
 	t1 = ktime_get_ns();
 	bench_stop(prod);
 	if (!ret)
-		bench_report_tput(name, batched ? "kwq_batch" : "kwq", &c,
-				  t1 - t0);
+		bench_report_tput(name, bench_impl_names[impl], &c, t1 - t0);
 out:
 	kwq_shutdown(c.q);
 	for (i = 0; i < consumers; i++)
 		bench_stop(cons[i]);
+	bench_refs_put(&c);
 	kwq_destroy(c.q);
 out_free:
 	kfree(c.citems);
@@ -597,15 +684,6 @@ out_ht:
 	return ret;
 }
 
-enum bench_impl { IMPL_WQ, IMPL_WQ_RHASH, IMPL_KWQ, IMPL_KWQ_BATCH, NR_IMPLS };
-
-static const char *const bench_impl_names[NR_IMPLS] = {
-	[IMPL_WQ] = "workqueue",
-	[IMPL_WQ_RHASH] = "wq_rhash",
-	[IMPL_KWQ] = "kwq",
-	[IMPL_KWQ_BATCH] = "kwq_batch",
-};
-
 static bool bench_impl_wanted(enum bench_impl impl)
 {
 	const char *name = bench_impl_names[impl], *p = impls;
@@ -641,12 +719,183 @@ static int bench_tput_suite(const char *name, unsigned int key_mod)
 			ret = bench_rh_tput(name, items, key_mod);
 			break;
 		case IMPL_KWQ:
-			ret = bench_kwq_tput(name, items, key_mod, false);
-			break;
 		case IMPL_KWQ_BATCH:
-			ret = bench_kwq_tput(name, items, key_mod, true);
+			ret = bench_kwq_tput(name, items, key_mod, impl);
+			break;
+		case IMPL_KWQ_REF:
+			/* Handles are for long-lived keys: hot keys only. */
+			if (key_mod)
+				ret = bench_kwq_tput(name, items, key_mod,
+						     impl);
 			break;
 		default:
+			break;
+		}
+	}
+	return ret;
+}
+
+/* --- redundant adds --- */
+
+static void bench_red_report(const char *impl, u64 ops, u64 ns, u64 noops,
+			     int errors)
+{
+	pr_info("RESULT suite=redundant impl=%s rep=%u ops=%llu ns=%llu noops=%llu errors=%d\n",
+		impl, rep, ops, ns, noops, errors);
+}
+
+/* kwq: the key made ready once, then added @items times by key or handle. */
+static int bench_red_kwq(bool by_ref)
+{
+	struct kwq_key_ref *ref = NULL;
+	struct kwq_stats st;
+	struct bench_key k;
+	unsigned int i;
+	int errors = 0;
+	struct kwq *q;
+	u64 t;
+
+	q = kwq_create("kwq_bench_red", NULL);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	bench_key(&k, 0);
+	if (by_ref) {
+		ref = kwq_key_get(q, &k, sizeof(k), GFP_KERNEL);
+		if (IS_ERR(ref)) {
+			kwq_destroy(q);
+			return PTR_ERR(ref);
+		}
+		errors += !!kwq_add_ref(ref);
+	} else {
+		errors += !!kwq_add(q, &k, sizeof(k));
+	}
+	/* Applied: what follows is the add of a key ready. */
+	errors += kwq_len(q) != 1;
+	t = ktime_get_ns();
+	for (i = 0; i < items; i++) {
+		if (by_ref)
+			errors += !!kwq_add_ref(ref);
+		else
+			errors += !!kwq_add(q, &k, sizeof(k));
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	t = ktime_get_ns() - t;
+	/* Every add after the first changed nothing. */
+	errors += !!kwq_get_stats(q, &st);
+	errors += st.len != 1 || st.adds_total != 1;
+	bench_red_report(by_ref ? "kwq_ref" : "kwq", items, t,
+			 items - (st.adds_total - 1), errors);
+	kwq_key_put(ref);
+	kwq_destroy(q);
+	return 0;
+}
+
+struct bench_block {
+	struct work_struct work;
+	struct completion release;
+};
+
+static void bench_block_fn(struct work_struct *work)
+{
+	struct bench_block *b = container_of(work, struct bench_block, work);
+
+	wait_for_completion(&b->release);
+}
+
+/*
+ * The workqueue peers: the work is held pending behind a blocked work of
+ * an ordered workqueue, then queued @items times (workqueue), or looked
+ * up in an rhashtable and queued (wq_rhash).
+ */
+static int bench_red_wq(bool rhash)
+{
+	struct bench_block block;
+	struct bench_rh *e = NULL;
+	struct bench_work w;
+	struct work_struct *work;
+	struct bench_key k;
+	u64 t, noops = 0;
+	struct bench_ctx c;
+	unsigned int i;
+	int errors = 0, ret;
+
+	bench_ctx_init(&c, items, 1);
+	bench_key(&k, 0);
+	if (rhash) {
+		ret = rhashtable_init(&c.ht, &bench_rh_params);
+		if (ret)
+			return ret;
+		e = bench_rh_get(&c, &k);
+		if (!e) {
+			rhashtable_destroy(&c.ht);
+			return -ENOMEM;
+		}
+		work = &e->work;
+	} else {
+		INIT_WORK_ONSTACK(&w.work, bench_work_fn);
+		w.c = &c;
+		work = &w.work;
+	}
+	c.wq = alloc_ordered_workqueue("kwq_bench_red", 0);
+	if (!c.wq) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	INIT_WORK_ONSTACK(&block.work, bench_block_fn);
+	init_completion(&block.release);
+	queue_work(c.wq, &block.work);
+	errors += !queue_work(c.wq, work);
+	t = ktime_get_ns();
+	for (i = 0; i < items; i++) {
+		if (rhash) {
+			e = bench_rh_get(&c, &k);
+			if (!e) {
+				errors++;
+				continue;
+			}
+			work = &e->work;
+		}
+		noops += !queue_work(c.wq, work);
+		if (i % 256 == 255)
+			cond_resched();
+	}
+	t = ktime_get_ns() - t;
+	complete(&block.release);
+	flush_workqueue(c.wq);
+	/* It ran once: every queue_work() after the first found it pending. */
+	errors += atomic_read(&c.ran) != 1;
+	bench_red_report(rhash ? "wq_rhash" : "workqueue", items, t, noops,
+			 errors);
+	destroy_workqueue(c.wq);
+	destroy_work_on_stack(&block.work);
+	ret = 0;
+out:
+	if (!rhash)
+		destroy_work_on_stack(&w.work);
+	if (rhash)
+		rhashtable_free_and_destroy(&c.ht, bench_rh_free, NULL);
+	return ret;
+}
+
+static int bench_redundant(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < 4 && !ret; i++) {
+		switch ((i + rep) % 4) {
+		case 0:
+			ret = bench_red_wq(false);
+			break;
+		case 1:
+			ret = bench_red_wq(true);
+			break;
+		case 2:
+			ret = bench_red_kwq(false);
+			break;
+		default:
+			ret = bench_red_kwq(true);
 			break;
 		}
 	}
@@ -974,6 +1223,8 @@ static int __init bench_init(void)
 		ret = bench_tput_suite("throughput", 0);
 	else if (!strcmp(suite, "hotkey"))
 		ret = bench_tput_suite("hotkey", hot_keys);
+	else if (!strcmp(suite, "redundant"))
+		ret = bench_redundant();
 	else if (!strcmp(suite, "scaling"))
 		ret = bench_scaling();
 	else if (!strcmp(suite, "timer"))

@@ -149,6 +149,8 @@ TARGETS = [
     ("kernel_batch_vs_wq", (">=", 2.0)),
     ("kernel_vs_wq_rhash", (">=", 1.5)),
     ("kernel_hotkey_vs_wq", (">=", 1.0)),
+    ("kernel_hotkey_ref_vs_wq", (">=", 1.0)),
+    ("kernel_hotkey_vs_wq_rhash", (">=", 1.0)),
     ("user_worker_vs_mqueue", (">=", 1.0)),
     ("user_batch64_vs_mqueue", (">=", 5.0)),
     ("user_ring_worker_vs_mqueue", (">=", 3.0)),
@@ -223,25 +225,46 @@ def build(rows):
                 parts.append("%s %s" % (impl, ", ".join(bits)))
         return "; ".join(parts)
 
-    kimpls = ("kwq", "kwq_batch", "workqueue", "wq_rhash")
+    kimpls = ("kwq", "kwq_batch", "kwq_ref", "workqueue", "wq_rhash")
     for suite, label, unit in (("throughput", "in-kernel distinct keys", "items/s"),
                                ("hotkey", "in-kernel hot keys (adds)", "adds/s")):
         t = {i: tput(suite, i) for i in kimpls}
         note = run_note(suite, kimpls)
         for impl, peer in (("kwq", "workqueue"), ("kwq_batch", "workqueue"),
-                           ("kwq", "wq_rhash"), ("kwq_batch", "wq_rhash")):
+                           ("kwq", "wq_rhash"), ("kwq_batch", "wq_rhash"),
+                           ("kwq_ref", "workqueue"), ("kwq_ref", "wq_rhash")):
+            # kwq_ref (key handles) runs in the hot-key suite only.
+            if not t[impl]:
+                continue
             tname = {("throughput", "kwq", "workqueue"): "kernel_distinct_vs_wq",
                      ("throughput", "kwq_batch", "workqueue"): "kernel_batch_vs_wq",
                      ("throughput", "kwq", "wq_rhash"): "kernel_vs_wq_rhash",
                      ("hotkey", "kwq", "workqueue"): "kernel_hotkey_vs_wq",
+                     ("hotkey", "kwq", "wq_rhash"): "kernel_hotkey_vs_wq_rhash",
+                     ("hotkey", "kwq_ref", "workqueue"): "kernel_hotkey_ref_vs_wq",
                      }.get((suite, impl, peer))
-            name = label + (", batched (64)" if impl == "kwq_batch" else "")
+            name = label + {"kwq_batch": ", batched (64)",
+                            "kwq_ref": ", key handles"}.get(impl, "")
             add(name, unit, Stat(t[impl].values()), peer,
                 Stat(t[peer].values()), ratio_stat(t[impl], t[peer]), tname,
                 note=note if (impl, peer) == ("kwq", "workqueue") else "",
                 short="kernel %s: %s / %s" % (
                     "distinct" if suite == "throughput" else "hot keys",
                     impl, peer))
+
+    # The add of a key already ready, alone (one thread, no consumer).
+    red = {i: tput("redundant", i, "ops")
+           for i in ("kwq", "kwq_ref", "workqueue", "wq_rhash")}
+    for impl, peer in (("kwq", "workqueue"), ("kwq_ref", "workqueue"),
+                       ("kwq", "wq_rhash")):
+        if red[impl] and red[peer]:
+            add("in-kernel redundant add (key ready)" +
+                (", key handle" if impl == "kwq_ref" else ""), "adds/s",
+                Stat(red[impl].values()), peer, Stat(red[peer].values()),
+                ratio_stat(red[impl], red[peer]),
+                note=("workqueue: queue_work() of a pending work"
+                      if (impl, peer) == ("kwq", "workqueue") else ""),
+                short="kernel redundant add: %s / %s" % (impl, peer))
 
     uimpls = ("kwq_single", "kwq_batch", "kwq_ring", "kwq_ring_batch")
     u = {i: tput("user", i, "items") for i in uimpls + ("mqueue",)}

@@ -40,6 +40,12 @@ static inline bool pfx##_try_cmpxchg(atype *v, t *o, t n)		\
 }
 
 HB_ATOMIC_OPS(atomic, atomic_t, int)
+
+/* The bitwise ones of kwq's key handles (lock or, lock and, cmpxchg loop). */
+static inline void atomic_or(int i, atomic_t *v) { __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); }
+static inline void atomic_andnot(int i, atomic_t *v) { __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST); }
+static inline int atomic_fetch_or(int i, atomic_t *v) { return __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); }
+
 HB_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 HB_ATOMIC_OPS(atomic64, atomic64_t, s64)
 

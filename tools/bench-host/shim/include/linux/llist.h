@@ -30,6 +30,28 @@ static inline struct llist_node *llist_del_all(struct llist_head *h)
 	return first;
 }
 
+static inline void init_llist_head(struct llist_head *h)
+{
+	h->first = NULL;
+}
+
+static inline bool llist_empty(const struct llist_head *h)
+{
+	return !READ_ONCE(h->first);
+}
+
+static inline struct llist_node *llist_reverse_order(struct llist_node *n)
+{
+	struct llist_node *r = NULL, *next;
+
+	for (; n; n = next) {
+		next = n->next;
+		n->next = r;
+		r = n;
+	}
+	return r;
+}
+
 #define llist_entry(ptr, type, member)	container_of(ptr, type, member)
 #define llist_for_each_entry_safe(pos, n, node, member)			\
 	for (pos = (node) ? llist_entry((node), typeof(*pos), member) : NULL; \
