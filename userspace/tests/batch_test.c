@@ -634,13 +634,16 @@ int main(void)
 	/*
 	 * A task killed during a batch stops between its chunks: what took
 	 * effect is the batch's first keys, none after them, none twice.
-	 * 4096 keys of 1024 bytes, the longest batch; the kill comes ever
-	 * later until one lands inside it (the code before stopping there
-	 * finished every batch it began).
+	 * 4096 keys of 1024 bytes, the longest batch; the code before
+	 * stopping there finished every batch it began. A kill during the
+	 * copy-in takes none; the window that counts is the apply after it,
+	 * which may be short: the delay doubles until a kill comes too late
+	 * (all took effect), then halves the gap between the latest delay
+	 * that took none and the earliest that took all.
 	 */
 	{
 		size_t cap = (size_t)KWQ_BATCH_MAX * KWQ_REC_SIZE_MAX;
-		long delay = 0, got = 0, tries = 0;
+		long delay = 0, got = 0, tries = 0, lo = 0, hi = -1;
 		void *out = malloc(cap);
 		unsigned int i;
 
@@ -650,11 +653,23 @@ int main(void)
 			memcpy(key, &i, sizeof(i));
 			kwq_recbuf_push(&rb, key, sizeof(key), 0);
 		}
-		while (out && rb.nr == KWQ_BATCH_MAX && tries < 12) {
-			delay = tries++ ? 250L << (tries - 2) : 0;
+		while (out && rb.nr == KWQ_BATCH_MAX && tries < 24) {
+			if (hi < 0 && tries > 14)
+				break;	/* 4 s: the kill never comes too late */
+			if (hi < 0)
+				delay = tries ? 250L << (tries - 1) : 0;
+			else
+				delay = lo + (hi - lo) / 2;
+			tries++;
 			got = killed_add(&rb, delay, out, cap);
 			if (got < 0 || (got > 0 && got < KWQ_BATCH_MAX))
 				break;
+			if (!got)
+				lo = delay;
+			else if (hi < 0 || delay < hi)
+				hi = delay;
+			if (hi >= 0 && hi <= lo)
+				lo = 0;
 		}
 		ktap_check(got > 0 && got < KWQ_BATCH_MAX,
 			   "add_batch_killed_stops_between_chunks",
