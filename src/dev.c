@@ -2028,6 +2028,7 @@ static int kwq_ioc_len(struct kwq_ioc *c)
 static int kwq_ioc_shutdown(struct kwq_ioc *c)
 {
 	struct kwq_shutdown_args *a = &c->a.shutdown;
+	bool counted;
 	int ret;
 
 	if (a->flags & ~KWQ_SHUTDOWN_DRAIN || a->pad)
@@ -2038,10 +2039,17 @@ static int kwq_ioc_shutdown(struct kwq_ioc *c)
 	 */
 	kwq_rings_pull(&c->uq->rings);
 	kwq_rings_set_status(&c->uq->rings, KWQ_STATUS_SHUTDOWN);
-	if (a->flags & KWQ_SHUTDOWN_DRAIN)
-		ret = kwq_shutdown_drain(c->uq->q);
-	else
-		ret = kwq_shutdown_sleep(c->uq->q);
+	if (!(a->flags & KWQ_SHUTDOWN_DRAIN))
+		return kwq_uq_err(c->uq, kwq_shutdown_sleep(c->uq->q));
+	/*
+	 * A drain waits for the keys being processed, whose DONE_LEASE
+	 * records workers publish in their rings: counted in the waiters
+	 * (and what was published pulled), so that they ring the doorbell
+	 * for those records instead of leaving the drain to wait for them.
+	 */
+	counted = kwq_rings_wait_begin(&c->uq->rings);
+	ret = kwq_shutdown_drain(c->uq->q);
+	kwq_rings_wait_end(&c->uq->rings, counted);
 	return kwq_uq_err(c->uq, ret);
 }
 

@@ -328,7 +328,8 @@ static void kwq_ring_adds(struct kwq_ring *r, struct kwq_ring_rec *recs,
 		.gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL,
 	};
 	unsigned int done;
-	u32 i, k = 0;
+	u32 i, m, k = 0;
+	bool one = false;
 	int ret;
 
 	if (recs->flags & KWQ_SQE_F_AFTER)
@@ -344,20 +345,28 @@ static void kwq_ring_adds(struct kwq_ring *r, struct kwq_ring_rec *recs,
 		r->keys[i].len = recs[i].len;
 		r->keys[i].priority = recs[i].priority;
 	}
-	/* The core stops at a failing key: note it, go on after it. */
+	/*
+	 * The core stops at a failing key: note it, go on after it. After
+	 * a refusal, key by key until one takes effect: a batch allocates
+	 * nodes for all its keys first, and when the queue is full (ENOSPC)
+	 * every one of them is refused, so each retry of the rest as a
+	 * batch would allocate and free them all again.
+	 */
 	while (k < n) {
 		o.delays = o.flags & KWQ_BATCH_RATE_LIMITED ? r->delays + k :
 			   NULL;
-		if (n - k == 1 && !o.delays) {
+		m = one ? 1 : n - k;
+		if (m == 1 && !o.delays) {
 			ret = kwq_add_key(r->q, &r->keys[k], &o);
 			done = !ret;
 		} else {
-			ret = kwq_add_batch(r->q, &r->keys[k], n - k, &o, &done);
+			ret = kwq_add_batch(r->q, &r->keys[k], m, &o, &done);
 		}
 		for (i = k; i < k + done; i++)
 			if (o.delays)
 				recs[i].value = r->delays[i];
 		k += done;
+		one = ret != 0;
 		if (ret && k < n)
 			recs[k++].res = ret;
 		else if (!done)

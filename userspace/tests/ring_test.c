@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 118
+#define NCASES 119
 
 struct ring {
 	int fd;
@@ -831,6 +831,84 @@ static void poll_wakeup_case(void)
 		   "first get %s; waiters %u, enter %d; poll %d revents %#x; get %ld '%s'",
 		   kt_ename(g.first_err), w, rc, g.polled, g.revents, g.n,
 		   g.n >= 0 ? g.key : "");
+	pair_close(&p);
+}
+
+/*
+ * A drain (SHUTDOWN with KWQ_SHUTDOWN_DRAIN) waits for the keys being
+ * processed, and a worker finishes its key by a DONE_LEASE record, ringing
+ * the doorbell only if waiters says someone waits: the drain must be
+ * counted there, or the record stays in the ring and the drain waits on.
+ */
+struct drainer {
+	int fd, rc, err;
+	int64_t took_ms;
+};
+
+static void *drainer_fn(void *arg)
+{
+	struct drainer *d = arg;
+	int64_t t0 = kt_now();
+
+	d->rc = kwq_shutdown(d->fd, KWQ_SHUTDOWN_DRAIN);
+	d->err = d->rc ? errno : 0;
+	d->took_ms = (kt_now() - t0) / KT_MS;
+	__atomic_store_n(&d->fd, -1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void drain_done_lease_case(void)
+{
+	const char *cname = "drain_counted_so_done_lease_rings_doorbell";
+	struct kwq_ring_enter_args ea;
+	struct drainer d = { 0 };
+	struct kwq_cqe c[4];
+	struct pair p;
+	pthread_t t;
+	uint32_t w = 0, slot;
+	int i, rc, nc, ended = 0;
+
+	pair_open(&p, "rdrain", 32, 32, 2, cname);
+	if (!p.ok) {
+		kt_fail_n(1, cname, "no ring");
+		pair_close(&p);
+		return;
+	}
+	kt_add(p.rfd, "drain-key");
+	rc = enter(&p.r, KWQ_ENTER_GET, 1, 0, 0, &ea);
+	nc = cq_take(&p.r, c, 4);
+	if (rc || ea.leased != 1 || nc != 1 || c[0].op != KWQ_CQE_LEASE) {
+		kt_fail_n(1, cname, "no lease");
+		pair_close(&p);
+		return;
+	}
+	slot = c[0].index;
+	d.fd = p.rfd;
+	pthread_create(&t, NULL, drainer_fn, &d);
+	/* The drain is under way once the status page says shut down. */
+	for (i = 0; i < 5000 &&
+	     !(__atomic_load_n(&p.r.st->flags, __ATOMIC_ACQUIRE) &
+	       KWQ_STATUS_SHUTDOWN); i++)
+		kt_sleep_ms(1);
+	kt_sleep_ms(100);
+	sq_done_lease(&p.r, 0, slot, c[0].value);
+	publish(&p.r);
+	w = waiters_after_publish(&p.r);
+	if (w)
+		submit(&p.r);
+	for (i = 0; i < 3000 && !ended; i++) {
+		ended = __atomic_load_n(&d.fd, __ATOMIC_ACQUIRE) < 0;
+		if (!ended)
+			kt_sleep_ms(1);
+	}
+	/* Not ended: the record is applied now, so the drain ends. */
+	if (!ended)
+		submit(&p.r);
+	pthread_join(t, NULL);
+	ktap_check(w && ended && d.rc == 0, cname,
+		   "waiters %u after publishing; drain %s (ret %d %s, %lld ms)",
+		   w, ended ? "ended" : "still waiting 3 s later", d.rc,
+		   kt_ename(d.err), (long long)d.took_ms);
 	pair_close(&p);
 }
 
@@ -1938,6 +2016,7 @@ int main(void)
 	other_ops_cases();
 	wakeup_case();
 	poll_wakeup_case();
+	drain_done_lease_case();
 	long_key_cases();
 	hostile_cases();
 	broken_case();
