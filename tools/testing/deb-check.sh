@@ -98,6 +98,9 @@ if ! grep -q "debian-installed 'kwq-metrics.timer'" "$x/ctl-kwqctl/postinst" ||
 fi
 grep -q "deb-systemd-helper purge 'kwq-metrics.timer'" "$x/ctl-kwqctl/postrm" ||
 	die "kwqctl's postrm does not forget kwq-metrics.timer on purge"
+# An enabled timer stops when kwqctl goes (--no-start writes no stop).
+grep -q 'deb-systemd-invoke stop kwq-metrics.timer kwq-metrics.service' "$x/ctl-kwqctl/prerm" ||
+	die "kwqctl's prerm does not stop kwq-metrics.timer on removal"
 # systemd reads the units without a word (an unknown key is only a
 # warning to it): ExecStart pointed at the extracted kwqctl.
 mkdir "$x/units"

@@ -400,8 +400,17 @@ func (c *core) addAfter(key string, d time.Duration, p kwq.AfterPolicy, now time
 		if p != kwq.Earliest {
 			return false, unix.EINVAL
 		}
-		n := c.nodes[key]
-		landed := n == nil || n.state != kwq.Ready && n.state != kwq.Processing || n.state == kwq.Processing && !n.dirty
+		// A new or waiting key is made ready; a ready one is already;
+		// a processing one is remembered for after its Done, once.
+		landed := true
+		if n := c.nodes[key]; n != nil {
+			switch n.state {
+			case kwq.Ready:
+				landed = false
+			case kwq.Processing:
+				landed = !n.dirty
+			}
+		}
 		return landed, c.add(key, 0, now)
 	}
 	if c.shut {
@@ -1251,9 +1260,7 @@ func (q *Queue) ShutDownQueue(drain bool) error {
 		}
 	}
 	if !drain {
-		if c.draining {
-			c.draining = false
-		}
+		c.draining = false
 		c.notify()
 		return nil
 	}

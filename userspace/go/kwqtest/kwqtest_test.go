@@ -205,3 +205,22 @@ func TestRevocationTime(t *testing.T) {
 		t.Fatalf("%+v %v: want ready since the deadline plus its delay", ki, err)
 	}
 }
+
+// A rate-limited add with no delay charges the bucket only when it
+// lands: a processing key is remembered once (charged), then it is
+// dirty already (not charged again), as the module's add_rate_limited.
+func TestBucketChargesOnlyWhatLands(t *testing.T) {
+	q, _ := newQ(t, kwqtest.Config{RateLimiter: kwq.NewBucketRateLimiter(1, 2)})
+	q.Add("p")
+	if k, _ := q.Get(); k != "p" {
+		t.Fatal(k)
+	}
+	for i, key := range []string{"p", "p", "p", "q"} {
+		if d, err := q.TryAddRateLimited(key); err != nil || d != 0 {
+			t.Fatalf("add %d of %q: %v %v, want no delay", i, key, d, err)
+		}
+	}
+	if d, err := q.TryAddRateLimited("r"); err != nil || d != time.Second {
+		t.Fatalf("third token: %v %v, want 1s", d, err)
+	}
+}
