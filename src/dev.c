@@ -189,7 +189,9 @@ struct kwq_uq {
 	kgid_t gid;			/* constant: creator's egid */
 	umode_t mode;			/* constant */
 	bool published;			/* constant: a kernel queue */
+	bool ephemeral;			/* constant: KWQ_CREATE_EPHEMERAL */
 	bool dead;			/* set once, when unlisted */
+	unsigned int nr_files;		/* attached files; kwq_uq_lock */
 	struct kwq_rings rings;		/* the rings of its files */
 };
 
@@ -786,7 +788,8 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	struct kwq *q;
 	int ret;
 
-	if (!kwq_name_terminated(a->name) || a->flags || a->mode & ~0777 ||
+	if (!kwq_name_terminated(a->name) || a->flags & ~KWQ_CREATE_FLAGS ||
+	    a->mode & ~0777 ||
 	    a->max_items > max_items_per_queue ||
 	    (a->processing_timeout_ns &&
 	     (a->processing_timeout_ns < KWQ_PROCESSING_TIMEOUT_MIN ||
@@ -816,6 +819,8 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	uq->uid = current_euid();
 	uq->gid = current_egid();
 	uq->mode = a->mode ?: 0600;
+	uq->ephemeral = a->flags & KWQ_CREATE_EPHEMERAL;
+	uq->nr_files = 1;
 
 	mutex_lock(&c->kf->attach_lock);
 	ret = -EISCONN;
@@ -906,14 +911,29 @@ static int kwq_ioc_open(struct kwq_ioc *c)
 		ret = -EACCES;
 	else
 		ret = 0;
-	if (!ret)
+	if (!ret) {
 		refcount_inc(&uq->ref);
+		uq->nr_files++;
+	}
 	mutex_unlock(&kwq_uq_lock);
 	if (!ret)
 		kwq_attach(c->kf, uq);
 out:
 	mutex_unlock(&c->kf->attach_lock);
 	return ret;
+}
+
+/*
+ * After kwq_uq_kill(): the core queue is destroyed (shut down, its keys
+ * dropped, its waiters woken) and the list's reference dropped. Attached
+ * files keep their core references: the queue is unnamed now, and freed
+ * when the last file closes.
+ */
+static void kwq_uq_destroy(struct kwq_uq *uq)
+{
+	kwq_get_ref(uq->q);
+	kwq_destroy(uq->q);
+	kwq_uq_put(uq);
 }
 
 static int kwq_ioc_destroy(struct kwq_ioc *c)
@@ -937,14 +957,29 @@ static int kwq_ioc_destroy(struct kwq_ioc *c)
 	mutex_unlock(&kwq_uq_lock);
 	if (ret)
 		return ret;
-	/*
-	 * Attached files keep their core references: the queue is shut
-	 * down and unnamed now, and freed when the last file closes.
-	 */
-	kwq_get_ref(uq->q);
-	kwq_destroy(uq->q);
-	kwq_uq_put(uq);
+	kwq_uq_destroy(uq);
 	return 0;
+}
+
+/*
+ * A file attached to @uq is closing: its reference goes. The last file
+ * of an ephemeral queue still listed destroys the queue first, as
+ * KWQ_IOC_DESTROY does (an OPEN racing with it either came first and
+ * counts, or finds no queue). Never under kwq_uq_lock.
+ */
+static void kwq_uq_detach(struct kwq_uq *uq)
+{
+	bool last;
+
+	mutex_lock(&kwq_uq_lock);
+	/* Listed: not destroyed, nor unlisted with a dead namespace. */
+	last = !--uq->nr_files && uq->ephemeral && uq->ns;
+	if (last)
+		kwq_uq_kill(uq);
+	mutex_unlock(&kwq_uq_lock);
+	if (last)
+		kwq_uq_destroy(uq);
+	kwq_uq_put(uq);
 }
 
 /* Under kwq_uq_lock: copy up to @slots names of the caller's namespace. */
@@ -2437,7 +2472,7 @@ static int kwq_dev_release(struct inode *inode, struct file *file)
 		kwq_release_owner_sleep(kf->uq->q, kf);
 		/* It waits for nothing any more. */
 		kwq_rings_disarm(&kf->uq->rings, &kf->armed);
-		kwq_uq_put(kf->uq);
+		kwq_uq_detach(kf->uq);
 		/* Often the last process of a namespace exiting. */
 		kwq_ns_reap_kick();
 	}

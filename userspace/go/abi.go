@@ -26,6 +26,7 @@ const (
 	timeoutNone    = ^uint64(0)
 	getDetached    = 0x1
 	shutdownDrain  = 0x1
+	createEphem    = 0x1
 
 	statsBuckets = 10
 	statsPrios   = 8

@@ -76,6 +76,7 @@ var goABI = map[string]uintptr{
 	"KWQ_PROCESSING_TIMEOUT_MIN":              uintptr(processingTimeoutMin),
 	"KWQ_PROCESSING_TIMEOUT_MAX":              uintptr(processingTimeoutMax),
 	"KWQ_GET_DETACHED":                        getDetached,
+	"KWQ_CREATE_EPHEMERAL":                    createEphem,
 	"KWQ_SHUTDOWN_DRAIN":                      shutdownDrain,
 	"KWQ_STATS_BUCKETS":                       statsBuckets,
 	"KWQ_STATS_PRIOS":                         statsPrios,

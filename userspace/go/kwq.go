@@ -78,7 +78,14 @@ type Config struct {
 	// AddRateLimited + Done) and its holder's Done gets ESTALE; 0 = none,
 	// else 1 ms..365 days. Touch is the heartbeat that moves it.
 	ProcessingTimeout time.Duration
-	Device            string // "" = DefaultDevice
+	// Ephemeral: the queue is destroyed, keys and all, when the last fd
+	// attached to it (of any process) is closed: client-go's lifetime.
+	// Without it a queue outlives its processes until Destroy, so that a
+	// restarted controller finds its keys. New of a queue that exists
+	// takes it as it is. An unnamed queue (Name "") is always ephemeral:
+	// nobody could find it again.
+	Ephemeral bool
+	Device    string // "" = DefaultDevice
 	// ErrorHandler receives the errors of the methods that cannot return
 	// one (Add, Done, ...); nil logs them with the log package.
 	ErrorHandler func(error)
@@ -245,8 +252,8 @@ func unnamedName() (string, error) {
 // Mode, MaxItems, ProcessingTimeout, MaxDead) are those of its creator,
 // whatever cfg says. With cfg.Name "" (client-go's unnamed queue) it
 // creates a queue of a generated unique name, "unnamed-" and 24 hex
-// digits, which Queue.Name tells; as any queue, it lasts until
-// destroyed.
+// digits, which Queue.Name tells; it is ephemeral (Config.Ephemeral):
+// destroyed with the last fd attached to it.
 func New(cfg Config) (*Queue, error) {
 	if cfg.Name != "" {
 		return create(cfg, false)
@@ -257,6 +264,7 @@ func New(cfg Config) (*Queue, error) {
 			return nil, &Error{Op: "create", Err: err}
 		}
 		cfg.Name = name
+		cfg.Ephemeral = true
 		q, err := create(cfg, true)
 		if i+1 == unnamedTries || !errors.Is(err, unix.EEXIST) {
 			return q, err
@@ -290,6 +298,9 @@ func create(cfg Config, exclusive bool) (*Queue, error) {
 		return fail(fmt.Errorf("mode %#o is not a permission mode", cfg.Mode))
 	}
 	copy(a.Name[:], cfg.Name)
+	if cfg.Ephemeral {
+		a.Flags = createEphem
+	}
 	a.Mode = cfg.Mode
 	a.MaxItems = cfg.MaxItems
 	a.MaxRetries = cfg.MaxRetries

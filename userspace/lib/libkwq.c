@@ -54,11 +54,19 @@ KWQ_PUBLIC int kwq_open_dev(const char *dev)
 KWQ_PUBLIC int kwq_create(int fd, const char *name,
 			  const struct kwq_queue_opts *opts)
 {
+	return kwq_create_flags(fd, name, opts, 0);
+}
+
+KWQ_PUBLIC int kwq_create_flags(int fd, const char *name,
+				const struct kwq_queue_opts *opts,
+				unsigned int flags)
+{
 	struct kwq_create_args a;
 
 	memset(&a, 0, sizeof(a));
 	if (kwq_copy_name(a.name, name))
 		return -1;
+	a.flags = flags;
 	if (opts) {
 		if (opts->nr_limits > KWQ_LIMITS_MAX) {
 			errno = EINVAL;

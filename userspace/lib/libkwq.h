@@ -61,6 +61,12 @@ struct kwq_queue_opts {
 int kwq_open_dev(const char *dev);
 /* Create queue @name (opts NULL: defaults) and attach @fd to it. */
 int kwq_create(int fd, const char *name, const struct kwq_queue_opts *opts);
+/*
+ * kwq_create() with KWQ_CREATE_* @flags: KWQ_CREATE_EPHEMERAL destroys
+ * the queue when the last fd attached to it is closed.
+ */
+int kwq_create_flags(int fd, const char *name,
+		     const struct kwq_queue_opts *opts, unsigned int flags);
 /* Attach @fd to the existing queue @name. */
 int kwq_open(int fd, const char *name);
 /* Destroy queue @name; attached fds then get EIDRM. */

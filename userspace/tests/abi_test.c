@@ -104,7 +104,7 @@ int main(void)
 	KT_ERR(ioctl(fd2, KWQ_IOC_CREATE, &ca), EINVAL, "create_bad_name_chars_einval");
 	memset(&ca, 0, sizeof(ca));
 	strcpy(ca.name, name2);
-	ca.flags = 1;
+	ca.flags = ~KWQ_CREATE_FLAGS;
 	KT_ERR(ioctl(fd2, KWQ_IOC_CREATE, &ca), EINVAL, "create_flags_einval");
 	ca.flags = 0;
 	ca.mode = 01000;

@@ -84,7 +84,7 @@ struct kwq_limit {
 /**
  * struct kwq_create_args - KWQ_IOC_CREATE: create a queue, attach the fd
  * @name: NUL-terminated queue name, unique in the caller's IPC namespace
- * @flags: 0
+ * @flags: KWQ_CREATE_*
  * @mode: permission bits (0..0777) checked on KWQ_IOC_OPEN; 0 = 0600
  * @nr_limits: entries of @limits used; 0 = client-go's default
  *	controller rate limiter
@@ -119,6 +119,16 @@ struct kwq_create_args {
 };
 
 #define KWQ_CREATE_ARGS_SIZE_VER1	184
+
+/*
+ * struct kwq_create_args.flags. KWQ_CREATE_EPHEMERAL: the queue is
+ * destroyed, as by KWQ_IOC_DESTROY (its keys gone, its name free), when
+ * the last file attached to it is closed: client-go's lifetime, where a
+ * queue lives as long as the process that made it. Without it a queue
+ * outlives its files until KWQ_IOC_DESTROY or its namespace's end.
+ */
+#define KWQ_CREATE_EPHEMERAL		(1U << 0)
+#define KWQ_CREATE_FLAGS		KWQ_CREATE_EPHEMERAL
 #define KWQ_MAX_RETRIES		1000000
 #define KWQ_MAX_DEAD		1048576
 #define KWQ_DEFAULT_MAX_DEAD	1024

@@ -665,6 +665,54 @@ func testUnnamed() error {
 		return errorf("Open(%s): %v", names[0], err)
 	}
 	o.Close()
+	return testEphemeral()
+}
+
+// gone: no queue of that name (Open: ENOENT).
+func gone(name string) error {
+	o, err := kwq.Open(name, nil)
+	if err == nil {
+		o.Close()
+		return errorf("queue %s is still there", name)
+	}
+	if !errors.Is(err, unix.ENOENT) {
+		return errorf("Open(%s): %v, want ENOENT", name, err)
+	}
+	return nil
+}
+
+// testEphemeral: an unnamed queue, and one made with Ephemeral, go with
+// the last fd attached to them; until then, their keys stay.
+func testEphemeral() error {
+	q, err := kwq.New(kwq.Config{})
+	if err != nil {
+		return err
+	}
+	name := q.Name()
+	q.Close()
+	if err := gone(name); err != nil {
+		return errorf("unnamed queue after its Close: %v", err)
+	}
+	q, err = newQueueCfg(kwq.Config{Ephemeral: true})
+	if err != nil {
+		return err
+	}
+	name = q.Name()
+	q.Add("k")
+	o, err := kwq.Open(name, nil)
+	if err != nil {
+		q.Close()
+		return err
+	}
+	q.Close()
+	n := o.Len()
+	o.Close()
+	if n != 1 {
+		return errorf("Ephemeral queue with a second fd: Len %d after the first Close, want 1", n)
+	}
+	if err := gone(name); err != nil {
+		return errorf("Ephemeral queue after its last Close: %v", err)
+	}
 	return nil
 }
 
@@ -1325,7 +1373,7 @@ func main() {
 	add("DoneGetOne: a single-key worker loop, errors naming the key", testDoneGetOne)
 	add("AddAfter gathers: ordered before later calls, sent at Close, refusals named", testAddAfterGather)
 	add("long keys: a 317-byte namespace/name and a 1024-byte key everywhere, 1025 refused", testLongKeys)
-	add("Name \"\": a generated unique name, as client-go's unnamed queue", testUnnamed)
+	add("Name \"\": a generated unique name, as client-go's unnamed queue; it and Ephemeral go with their last fd", testUnnamed)
 	add("lifecycle: New opens the queue it finds, ShutDown is this Queue's, ShutDownQueue the queue's", testLifecycle)
 	add("New checks what the kernel tells of the queue it finds; concurrent News attach to one queue", testNewFits)
 	add("a controller SIGKILLed in its reconciles and its drain, and stopped cleanly, restarts: every key once at a time, none lost", testControllerRestart)
