@@ -789,6 +789,11 @@ static void op_create(struct worker *w)
 		a.processing_timeout_ns = chance(&w->r, 80) ?
 			KWQ_PROCESSING_TIMEOUT_MIN * (1 + rn(&w->r, 5)) :
 			rnd(&w->r);
+	/* Ephemeral (gone with its last fd) now and then; unknown flags. */
+	if (chance(&w->r, 25))
+		a.flags = KWQ_CREATE_EPHEMERAL;
+	else if (chance(&w->r, 3))
+		a.flags = (uint32_t)rnd(&w->r);
 	if (chance(&w->r, 3))
 		memset(a.name, 'x', sizeof(a.name));	/* not terminated */
 	struct_ioctl(w, t->fd, 0, KWQ_IOC_CREATE, &a, sizeof(a), 0, 25, -1);
