@@ -85,6 +85,32 @@ KWQ_PUBLIC int kwq_create_flags(int fd, const char *name,
 	return ioctl(fd, KWQ_IOC_CREATE, &a) < 0 ? -1 : 0;
 }
 
+/*
+ * A create that finds the name taken opens the queue; an open that finds
+ * it gone again (destroyed in between) creates it again: a few rounds,
+ * then the last error.
+ */
+#define KWQ_CREATE_OPEN_TRIES	4
+
+KWQ_PUBLIC int kwq_create_or_open(int fd, const char *name,
+				  const struct kwq_queue_opts *opts,
+				  unsigned int flags)
+{
+	int i;
+
+	for (i = 0; i < KWQ_CREATE_OPEN_TRIES; i++) {
+		if (!kwq_create_flags(fd, name, opts, flags))
+			return 1;
+		if (errno != EEXIST)
+			return -1;
+		if (!kwq_open(fd, name))
+			return 0;
+		if (errno != ENOENT)
+			return -1;
+	}
+	return -1;
+}
+
 static int kwq_name_ioctl(int fd, unsigned long cmd, const char *name)
 {
 	struct kwq_open_args a;

@@ -67,6 +67,15 @@ int kwq_create(int fd, const char *name, const struct kwq_queue_opts *opts);
  */
 int kwq_create_flags(int fd, const char *name,
 		     const struct kwq_queue_opts *opts, unsigned int flags);
+/*
+ * Attach @fd to queue @name, creating it (as kwq_create_flags()) if it
+ * does not exist: a service's start, whether or not an earlier run left
+ * its queue. A queue that exists is opened as it is: @opts and @flags
+ * apply only to one this call creates. 1 if created, 0 if opened, -1
+ * and errno (EACCES: exists, not ours to open).
+ */
+int kwq_create_or_open(int fd, const char *name,
+		       const struct kwq_queue_opts *opts, unsigned int flags);
 /* Attach @fd to the existing queue @name. */
 int kwq_open(int fd, const char *name);
 /* Destroy queue @name; attached fds then get EIDRM. */

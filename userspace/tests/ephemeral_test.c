@@ -2,13 +2,13 @@
 /*
  * KWQ_CREATE_EPHEMERAL: a queue destroyed when the last file attached to
  * it closes (client-go's lifetime), and only then; a plain queue outlives
- * its files.
+ * its files. And libkwq's kwq_create_or_open(), a service's start.
  */
 #include "kwqtest.h"
 
 #include <sys/wait.h>
 
-#define NCASES 10
+#define NCASES 13
 
 /* Whether a queue of that name exists: an OPEN of a fresh fd. */
 static int exists(const char *name)
@@ -126,6 +126,28 @@ int main(void)
 	close(fd3);
 	ktap_check(!exists(name), "last_of_three_files_destroys",
 		   "the queue is still there");
+
+	/* kwq_create_or_open(): created, then opened as it is. */
+	kt_name(name, "ephcoo");
+	fd = kt_dev();
+	fd2 = kt_dev();
+	st = kwq_create_or_open(fd, name, NULL, KWQ_CREATE_EPHEMERAL);
+	ktap_check(st == 1, "create_or_open_creates", "ret %d %s", st,
+		   kt_ename(errno));
+	kt_add(fd, "k1");
+	st = kwq_create_or_open(fd2, name, NULL, 0);
+	len = kt_len(fd2);
+	ktap_check(st == 0 && len == 1, "create_or_open_opens_existing",
+		   "ret %d %s len %ld", st, kt_ename(errno), len);
+	close(fd);
+	close(fd2);
+	fd = kt_dev();
+	st = kwq_create_or_open(fd, name, NULL, 0);
+	len = kt_len(fd);
+	ktap_check(st == 1 && len == 0, "create_or_open_after_ephemeral_went",
+		   "ret %d %s len %ld", st, kt_ename(errno), len);
+	kwq_destroy(fd, name);
+	close(fd);
 
 	return ktap_end();
 }
