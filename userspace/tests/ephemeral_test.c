@@ -110,7 +110,7 @@ int main(void)
 	fd2 = kt_attach(name);
 	pid = fork();
 	if (pid == 0) {
-		char key[16];
+		char key[KWQ_KEY_LEN_MAX];
 
 		close(fd);
 		len = kwq_get(fd2, key, sizeof(key), 0, 10 * KT_SEC);

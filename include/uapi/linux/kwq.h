@@ -127,7 +127,7 @@ struct kwq_create_args {
  * queue lives as long as the process that made it. Without it a queue
  * outlives its files until KWQ_IOC_DESTROY or its namespace's end.
  */
-#define KWQ_CREATE_EPHEMERAL		(1U << 0)
+#define KWQ_CREATE_EPHEMERAL		0x1
 #define KWQ_CREATE_FLAGS		KWQ_CREATE_EPHEMERAL
 #define KWQ_MAX_RETRIES		1000000
 #define KWQ_MAX_DEAD		1048576

@@ -1384,7 +1384,7 @@ func main() {
 	add("Adds from 8 goroutines, 8 times a ring: none lost, refusals reported once", testAddMany)
 	add("without rings (ioctls only): Adds from 8 goroutines", noRings(testAddMany))
 	add("50 idle workers wait in the netpoller: OS threads <= GOMAXPROCS + 5", testIdleThreads)
-	add("Len and ShuttingDown make no system call with rings (a thread whose ioctls fail)", testReadsNoSyscall)
+	add("Len and ShuttingDown make no system call with rings (their fd swapped for /dev/null)", testReadsNoSyscall)
 	add("without rings (ioctls only): dedup", noRings(testDedup))
 	add("without rings (ioctls only): processing/dirty", noRings(testDirty))
 	add("without rings (ioctls only): batches and priorities", noRings(testBatchPriority))

@@ -5,41 +5,33 @@ package main
 import (
 	"errors"
 	"os"
-	"runtime"
+	"strconv"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 	"kwq.dev/kwq"
 )
 
-// denyIoctl makes every ioctl() of the calling OS thread, and of it
-// alone, fail with EPERM: a seccomp filter without TSYNC. The thread
-// keeps it until it exits, so the caller locks its goroutine to the
-// thread and never unlocks it (the runtime ends the thread with it).
-func denyIoctl() error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
+// kwqFds: this process's fds open on /dev/kwq.
+func kwqFds() map[int]bool {
+	fds := map[int]bool{}
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if t, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && t == kwq.DefaultDevice {
+			fds[fd] = true
+		}
 	}
-	filter := []unix.SockFilter{
-		// the system call's number: struct seccomp_data's first word
-		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: unix.SYS_IOCTL},
-		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
-		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0,
-		uintptr(unsafe.Pointer(&prog)))
-	if e != 0 {
-		return e
-	}
-	return nil
+	return fds
 }
 
-// readsWithoutIoctl asks q's Len and ShuttingDown on a thread whose
-// ioctls fail, ShutDownQueue called meanwhile from another thread; it
-// returns what they answered and what reached the ErrorHandler.
+// readsWithoutIoctl asks q's Len and ShuttingDown while q's fd number
+// names /dev/null (so that an ioctl on it fails with ENOTTY), the queue
+// shut down meanwhile through another Queue; it returns what they
+// answered and what reached q's ErrorHandler.
 func readsWithoutIoctl(rings bool) (n int, before, after bool, errs []error, err error) {
 	var mu sync.Mutex
 	cfg := kwq.Config{ErrorHandler: func(e error) {
@@ -51,44 +43,60 @@ func readsWithoutIoctl(rings bool) (n int, before, after bool, errs []error, err
 		os.Setenv("KWQ_GO_RINGS", "0")
 		defer os.Unsetenv("KWQ_GO_RINGS")
 	}
+	had := kwqFds()
 	q, err := newQueueCfg(cfg)
 	if err != nil {
 		return
 	}
 	defer finish(q)
-	if q.Rings() != rings {
-		err = errorf("rings %v, want %v", q.Rings(), rings)
+	fd := -1
+	for f := range kwqFds() {
+		if !had[f] {
+			if fd >= 0 {
+				err = errorf("New left two new fds on %s", kwq.DefaultDevice)
+				return
+			}
+			fd = f
+		}
+	}
+	if fd < 0 || q.Rings() != rings {
+		err = errorf("the Queue's fd %d, rings %v, want one fd and rings %v", fd, q.Rings(), rings)
 		return
 	}
+	other, err := kwq.Open(q.Name(), nil)
+	if err != nil {
+		return
+	}
+	defer other.Close()
 	q.Add("a")
 	q.Add("b")
 	q.Add("c")
 	// What this process published is in the queue: Len may flush it.
 	if l := q.Len(); l != 3 {
-		err = errorf("Len %d before the filter, want 3", l)
+		err = errorf("Len %d before the swap, want 3", l)
 		return
 	}
-	asked, shut, done := make(chan struct{}), make(chan struct{}), make(chan error)
-	go func() {
-		runtime.LockOSThread() // for good: the thread keeps its filter
-		if e := denyIoctl(); e != nil {
-			close(asked)
-			done <- e
-			return
-		}
-		n = q.Len()
-		before = q.ShuttingDown()
-		close(asked)
-		<-shut
-		after = q.ShuttingDown()
-		done <- nil
-	}()
-	<-asked
-	serr := q.ShutDownQueue(false)
-	close(shut)
-	if err = <-done; err == nil && serr != nil {
-		err = serr
+	saved, err := unix.Dup(fd)
+	if err != nil {
+		return
 	}
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err == nil {
+		err = unix.Dup2(null, fd)
+		unix.Close(null)
+	}
+	if err != nil {
+		unix.Close(saved)
+		return
+	}
+	n = q.Len()
+	before = q.ShuttingDown()
+	err = other.ShutDownQueue(false)
+	after = q.ShuttingDown()
+	if e := unix.Dup2(saved, fd); e != nil && err == nil {
+		err = e
+	}
+	unix.Close(saved)
 	mu.Lock()
 	errs = append([]error(nil), errs...)
 	mu.Unlock()
@@ -96,25 +104,25 @@ func readsWithoutIoctl(rings bool) (n int, before, after bool, errs []error, err
 }
 
 // testReadsNoSyscall: with rings, Len and ShuttingDown read the status
-// page and make no system call, so they answer on a thread whose
-// ioctl()s fail. The same reads of a Queue without rings fail there
-// (EPERM to the ErrorHandler): the filter does catch a read that calls
-// the kernel.
+// page and make no system call on the Queue's fd, so they answer while
+// that fd is /dev/null. The same reads of a Queue without rings fail
+// then (ENOTTY to the ErrorHandler): the swap does catch a read that
+// calls the kernel.
 func testReadsNoSyscall() error {
 	n, before, after, errs, err := readsWithoutIoctl(true)
 	if err != nil {
 		return err
 	}
 	if n != 3 || before || !after || len(errs) != 0 {
-		return errorf("rings, ioctls failing: Len %d, ShuttingDown %v then %v, errors %v; want 3, false then true, none",
+		return errorf("rings, the fd swapped for /dev/null: Len %d, ShuttingDown %v then %v, errors %v; want 3, false then true, none",
 			n, before, after, errs)
 	}
 	n, _, _, errs, err = readsWithoutIoctl(false)
 	if err != nil {
 		return err
 	}
-	if n == 3 || len(errs) == 0 || !errors.Is(errs[0], unix.EPERM) {
-		return errorf("without rings, ioctls failing: Len %d, errors %v; want Len failing with EPERM (the filter missed the ioctl)",
+	if n == 3 || len(errs) == 0 || !errors.Is(errs[0], unix.ENOTTY) {
+		return errorf("without rings, the fd swapped for /dev/null: Len %d, errors %v; want Len failing with ENOTTY (the swap missed the ioctl)",
 			n, errs)
 	}
 	return nil
