@@ -97,6 +97,7 @@
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
@@ -192,6 +193,8 @@ struct kwq_uq {
 	bool ephemeral;			/* constant: KWQ_CREATE_EPHEMERAL */
 	bool dead;			/* set once, when unlisted */
 	unsigned int nr_files;		/* attached files; kwq_uq_lock */
+	/* constant: its CREATE's arguments as accepted (KWQ_IOC_INFO) */
+	struct kwq_create_args args;
 	struct kwq_rings rings;		/* the rings of its files */
 };
 
@@ -821,6 +824,10 @@ static int kwq_ioc_create(struct kwq_ioc *c)
 	uq->mode = a->mode ?: 0600;
 	uq->ephemeral = a->flags & KWQ_CREATE_EPHEMERAL;
 	uq->nr_files = 1;
+	/* What other openers read (INFO): no byte past the name's NUL. */
+	uq->args = *a;
+	strscpy_pad(uq->args.name, a->name, sizeof(uq->args.name));
+	uq->args.mode = uq->mode;
 
 	mutex_lock(&c->kf->attach_lock);
 	ret = -EISCONN;
@@ -2088,27 +2095,49 @@ static int kwq_ioc_shutdown(struct kwq_ioc *c)
 	return kwq_uq_err(c->uq, ret);
 }
 
+/*
+ * Copy @len bytes at @src out to an output-only struct of the size the
+ * ioctl number carries (@c->cmd), at least @min: an older, smaller
+ * struct gets the prefix, a newer, larger one zeros past what we know.
+ */
+static int kwq_args_out_versioned(struct kwq_ioc *c, const void *src,
+				  size_t len, size_t min)
+{
+	size_t usize = _IOC_SIZE(c->cmd);
+
+	if (usize < min)
+		return -EINVAL;
+	if (kwq_copy_args_out(c->arg, src, min(usize, len)))
+		return -EFAULT;
+	if (usize > len &&
+	    clear_user((u8 __user *)c->arg + len, usize - len))
+		return -EFAULT;
+	return 0;
+}
+
 static int kwq_ioc_stats(struct kwq_ioc *c)
 {
 	struct kwq_stats_args a;
-	size_t usize;
 	int ret;
 
 	/* Output only: an older (smaller) struct gets its prefix. */
-	usize = _IOC_SIZE(c->cmd);
-	if (usize < KWQ_STATS_ARGS_SIZE_VER1)
+	if (_IOC_SIZE(c->cmd) < KWQ_STATS_ARGS_SIZE_VER1)
 		return -EINVAL;
 	kwq_rings_pull(&c->uq->rings);
 	ret = kwq_get_stats_args(c->uq->q, &a);
 	if (ret)
 		return kwq_uq_err(c->uq, ret);
-	if (kwq_copy_args_out(c->arg, &a, min(usize, sizeof(a))))
-		return -EFAULT;
-	/* A newer, larger struct: fields we do not know read as zero. */
-	if (usize > sizeof(a) &&
-	    clear_user((u8 __user *)c->arg + sizeof(a), usize - sizeof(a)))
-		return -EFAULT;
-	return 0;
+	return kwq_args_out_versioned(c, &a, sizeof(a),
+				      KWQ_STATS_ARGS_SIZE_VER1);
+}
+
+static int kwq_ioc_info(struct kwq_ioc *c)
+{
+	/* A published queue was made in the kernel, by no CREATE. */
+	if (c->uq->published)
+		return -EOPNOTSUPP;
+	return kwq_args_out_versioned(c, &c->uq->args, sizeof(c->uq->args),
+				      KWQ_CREATE_ARGS_SIZE_VER1);
 }
 
 /*
@@ -2371,6 +2400,9 @@ static const struct kwq_ioc_desc kwq_ioctls[] = {
 	[_IOC_NR(KWQ_IOC_RING_ENTER)] = { KWQ_IOC_RING_ENTER,
 					  kwq_ioc_ring_enter,
 					  KWQ_IOCF_QIN | KWQ_IOCF_EXACT },
+	/* Output only, versioned by size: the handler copies out. */
+	[_IOC_NR(KWQ_IOC_INFO)] = { KWQ_IOC_INFO, kwq_ioc_info,
+				    KWQ_IOCF_QUEUE },
 };
 
 /*

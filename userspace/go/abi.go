@@ -27,6 +27,7 @@ const (
 	getDetached    = 0x1
 	shutdownDrain  = 0x1
 	createEphem    = 0x1
+	defaultMaxDead = 1024
 
 	statsBuckets = 10
 	statsPrios   = 8
@@ -158,6 +159,7 @@ func ioc(dir, nr, size uintptr) uintptr {
 
 var (
 	iocCreate      = ioc(iocWrite, 0x00, unsafe.Sizeof(createArgs{}))
+	iocInfo        = ioc(iocRead, 0x15, unsafe.Sizeof(createArgs{}))
 	iocOpen        = ioc(iocWrite, 0x01, unsafe.Sizeof(openArgs{}))
 	iocDestroy     = ioc(iocWrite, 0x02, unsafe.Sizeof(openArgs{}))
 	iocAdd         = ioc(iocRead|iocWrite, 0x04, unsafe.Sizeof(keysArgs{}))

@@ -14,6 +14,7 @@ import (
 // goABI is the Go mirror of what testdata/abi.c prints from the header.
 var goABI = map[string]uintptr{
 	"KWQ_IOC_CREATE":                          iocCreate,
+	"KWQ_IOC_INFO":                            iocInfo,
 	"KWQ_IOC_OPEN":                            iocOpen,
 	"KWQ_IOC_DESTROY":                         iocDestroy,
 	"KWQ_IOC_ADD":                             iocAdd,
@@ -77,6 +78,7 @@ var goABI = map[string]uintptr{
 	"KWQ_PROCESSING_TIMEOUT_MAX":              uintptr(processingTimeoutMax),
 	"KWQ_GET_DETACHED":                        getDetached,
 	"KWQ_CREATE_EPHEMERAL":                    createEphem,
+	"KWQ_DEFAULT_MAX_DEAD":                    defaultMaxDead,
 	"KWQ_SHUTDOWN_DRAIN":                      shutdownDrain,
 	"KWQ_STATS_BUCKETS":                       statsBuckets,
 	"KWQ_STATS_PRIOS":                         statsPrios,

@@ -328,7 +328,7 @@ func create(cfg Config, exclusive bool) (*Queue, error) {
 		}
 		q, err := OpenDevice(cfg.Device, cfg.Name, cfg.ErrorHandler)
 		if err == nil {
-			return q.fits(cfg)
+			return q.fits(cfg, &a)
 		}
 		if !errors.Is(err, unix.ENOENT) || i == openRaceTries {
 			return nil, err

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -60,15 +62,30 @@ func newQueue(fd int, name string, errorHandler func(error)) (*Queue, error) {
 
 // fits checks the queue New opened against cfg (see New), and closes q
 // if it does not fit.
-func (q *Queue) fits(cfg Config) (*Queue, error) {
+func (q *Queue) fits(cfg Config, want *createArgs) (*Queue, error) {
 	s, err := q.Stats()
+	var got createArgs
 	switch {
 	case err != nil:
 	case s.ShuttingDown:
 		err = q.err("open", "", fmt.Errorf("%w: the queue was shut down (ShutDownQueue); Destroy it to start over",
 			unix.ESHUTDOWN))
-	case cfg.MaxRetries == 0 && (s.Dead > 0 || s.DeadTotal > 0):
-		err = q.err("open", "", fmt.Errorf("%w: it has a dead set, Config.MaxRetries is 0", ErrConflict))
+	default:
+		switch e := ioctl(q.fd, iocInfo, unsafe.Pointer(&got)); e {
+		case nil:
+			if d := optionsDiffer(want, &got); d != "" {
+				err = q.err("open", "", fmt.Errorf("%w: it was created with other options: %s", ErrConflict, d))
+			}
+		case unix.ENOTTY:
+			// A kernel without KWQ_IOC_INFO: what STATS tells.
+			if cfg.MaxRetries == 0 && (s.Dead > 0 || s.DeadTotal > 0) {
+				err = q.err("open", "", fmt.Errorf("%w: it has a dead set, Config.MaxRetries is 0", ErrConflict))
+			}
+		case unix.EOPNOTSUPP:
+			// Published by a kernel module: its options are its own.
+		default:
+			err = q.err("open", "", e)
+		}
 	}
 	if err != nil {
 		q.Close()
@@ -210,4 +227,51 @@ func (q *Queue) ShutDownQueue(drain bool) error {
 		return q.err("shutdown", "", err)
 	}
 	return nil
+}
+
+// normalized is a's options as the kernel applies them, so that two ways
+// of asking for the same queue compare equal: mode 0 is 0600, no rate
+// limiter is DefaultControllerRateLimiter, MaxDead 0 is the default bound
+// of a dead set (and means nothing without one).
+func normalized(a *createArgs) createArgs {
+	n := *a
+	n.Name = [nameLen]byte{}
+	if n.Mode == 0 {
+		n.Mode = 0o600
+	}
+	if n.NrLimits == 0 {
+		d := DefaultControllerRateLimiter()
+		n.NrLimits = uint32(len(d.limits))
+		copy(n.Limits[:], d.limits)
+		n.MaxWaitNs = uint64(d.maxWait)
+	}
+	if n.MaxRetries == 0 {
+		n.MaxDead = 0
+	} else if n.MaxDead == 0 {
+		n.MaxDead = defaultMaxDead
+	}
+	return n
+}
+
+// optionsDiffer names the options in which the queue found (got, from
+// KWQ_IOC_INFO) differs from the one New would have made (want); "" if
+// none.
+func optionsDiffer(want, got *createArgs) string {
+	w, g := normalized(want), normalized(got)
+	var d []string
+	add := func(differ bool, format string, a ...any) {
+		if differ {
+			d = append(d, fmt.Sprintf(format, a...))
+		}
+	}
+	add(w.Flags != g.Flags, "flags %#x, not %#x (Config.Ephemeral)", g.Flags, w.Flags)
+	add(w.Mode != g.Mode, "Mode %#o, not %#o", g.Mode, w.Mode)
+	add(w.NrLimits != g.NrLimits || w.Limits != g.Limits || w.MaxWaitNs != g.MaxWaitNs,
+		"another rate limiter")
+	add(w.MaxItems != g.MaxItems, "MaxItems %d, not %d", g.MaxItems, w.MaxItems)
+	add(w.ProcessingTimeoutNs != g.ProcessingTimeoutNs, "ProcessingTimeout %v, not %v",
+		time.Duration(g.ProcessingTimeoutNs), time.Duration(w.ProcessingTimeoutNs))
+	add(w.MaxRetries != g.MaxRetries, "MaxRetries %d, not %d", g.MaxRetries, w.MaxRetries)
+	add(w.MaxDead != g.MaxDead, "MaxDead %d, not %d", g.MaxDead, w.MaxDead)
+	return strings.Join(d, ", ")
 }

@@ -111,6 +111,29 @@ KWQ_PUBLIC int kwq_create_or_open(int fd, const char *name,
 	return -1;
 }
 
+KWQ_PUBLIC int kwq_queue_info(int fd, struct kwq_queue_opts *opts,
+			      unsigned int *flags)
+{
+	struct kwq_create_args a;
+
+	if (ioctl(fd, KWQ_IOC_INFO, &a) < 0)
+		return -1;
+	if (flags)
+		*flags = a.flags;
+	if (opts) {
+		memset(opts, 0, sizeof(*opts));
+		opts->mode = a.mode;
+		opts->max_items = a.max_items;
+		opts->max_wait_ns = a.max_wait_ns;
+		opts->nr_limits = a.nr_limits;
+		memcpy(opts->limits, a.limits, sizeof(opts->limits));
+		opts->processing_timeout_ns = a.processing_timeout_ns;
+		opts->max_retries = a.max_retries;
+		opts->max_dead = a.max_dead;
+	}
+	return 0;
+}
+
 static int kwq_name_ioctl(int fd, unsigned long cmd, const char *name)
 {
 	struct kwq_open_args a;

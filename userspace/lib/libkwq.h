@@ -76,6 +76,13 @@ int kwq_create_flags(int fd, const char *name,
  */
 int kwq_create_or_open(int fd, const char *name,
 		       const struct kwq_queue_opts *opts, unsigned int flags);
+/*
+ * The options and KWQ_CREATE_* flags the attached queue was created with
+ * (KWQ_IOC_INFO; mode 0 reads 0600): whether a queue found by name is
+ * the one its opener would have made. Either may be NULL. EOPNOTSUPP for
+ * a queue a kernel module published.
+ */
+int kwq_queue_info(int fd, struct kwq_queue_opts *opts, unsigned int *flags);
 /* Attach @fd to the existing queue @name. */
 int kwq_open(int fd, const char *name);
 /* Destroy queue @name; attached fds then get EIDRM. */

@@ -206,9 +206,11 @@ static const struct {
 	{ "RING_SETUP", 0x13, E_Q | B(EBUSY) | B(EDQUOT) | B(ENOMEM) },
 	{ "RING_ENTER", 0x14, E_Q | B(ENXIO) | B(EBUSY) | B(ENOBUFS) | B(EAGAIN) |
 	  B(ETIMEDOUT) | B(ESHUTDOWN) | B(EINTR) },
+	/* Only user queues here: none is published (no EOPNOTSUPP). */
+	{ "INFO", 0x15, E_Q },
 };
 
-enum { OP_RING_SETUP = 18, OP_RING_ENTER = 19 };
+enum { OP_RING_SETUP = 18, OP_RING_ENTER = 19, OP_INFO = 20 };
 
 #define NOPS	((int)(sizeof(ops) / sizeof(ops[0])))
 
@@ -1450,6 +1452,17 @@ static void op_stats(struct worker *w)
 		return;
 	memset(&a, 0, sizeof(a));
 	struct_ioctl(w, t->fd, 12, KWQ_IOC_STATS, &a, sizeof(a), 1, 0, -1);
+}
+
+static void op_info(struct worker *w)
+{
+	struct kwq_create_args a;
+	struct tfd *t = pick_fd(w, 0);
+
+	if (!t)
+		return;
+	memset(&a, 0, sizeof(a));
+	struct_ioctl(w, t->fd, OP_INFO, KWQ_IOC_INFO, &a, sizeof(a), 1, 0, -1);
 }
 
 static void op_shutdown(struct worker *w, int drain_ok)
@@ -2779,8 +2792,10 @@ static void step(struct worker *w, int child)
 		op_touch(w);
 	else if (c < 71)
 		op_len(w);
-	else if (c < 72)
+	else if (c < 72 && chance(&w->r, 50))
 		op_stats(w);
+	else if (c < 72)
+		op_info(w);
 	else if (c < 73)
 		op_inspect(w);
 	else if (c < 74)

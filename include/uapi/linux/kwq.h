@@ -810,5 +810,16 @@ struct kwq_ring_enter_args {
 #define KWQ_IOC_TOUCH		_IOW(KWQ_IOC_MAGIC, 0x0e, struct kwq_touch_args)
 #define KWQ_IOC_RING_SETUP	_IOWR(KWQ_IOC_MAGIC, 0x13, struct kwq_ring_setup_args)
 #define KWQ_IOC_RING_ENTER	_IOWR(KWQ_IOC_MAGIC, 0x14, struct kwq_ring_enter_args)
+/*
+ * KWQ_IOC_INFO: the struct kwq_create_args of the KWQ_IOC_CREATE that made
+ * the attached queue, as it was accepted (@mode 0 reads 0600), so that a
+ * process opening a queue by name can tell whether it was made with the
+ * options it would have used. Output only, versioned by size as
+ * KWQ_IOC_STATS: a version-1 struct (KWQ_CREATE_ARGS_SIZE_VER1 bytes)
+ * gets its prefix, a larger one zeros past what the kernel knows.
+ * EOPNOTSUPP for a queue a kernel module made and published: it had no
+ * KWQ_IOC_CREATE.
+ */
+#define KWQ_IOC_INFO		_IOR(KWQ_IOC_MAGIC, 0x15, struct kwq_create_args)
 
 #endif /* _UAPI_LINUX_KWQ_H */

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,8 +145,8 @@ func testLifecycle() error {
 	return nil
 }
 
-// testNewFits: New of a queue that exists checks what the kernel tells
-// (a dead set against MaxRetries 0); concurrent News of one name all
+// testNewFits: New of a queue that exists checks it against its Config,
+// option by option (KWQ_IOC_INFO); concurrent News of one name all
 // attach to one queue.
 func testNewFits() error {
 	q, err := newPoisoned(freshName())
@@ -165,6 +166,45 @@ func testNewFits() error {
 		return errorf("New with the creator's Config: %v", err)
 	}
 	o.Close()
+
+	// Each option the kernel reports (KWQ_IOC_INFO) is compared.
+	for _, c := range []struct {
+		what string
+		mod  func(*kwq.Config)
+	}{
+		{"MaxItems", func(c *kwq.Config) { c.MaxItems++ }},
+		{"ProcessingTimeout", func(c *kwq.Config) { c.ProcessingTimeout = time.Hour }},
+		{"Mode", func(c *kwq.Config) { c.Mode = 0o660 }},
+		{"rate limiter", func(c *kwq.Config) { c.RateLimiter = kwq.NewBucketRateLimiter(1, 1) }},
+		{"MaxDead", func(c *kwq.Config) { c.MaxDead = 7 }},
+		{"flags", func(c *kwq.Config) { c.Ephemeral = true }},
+	} {
+		other := cfg
+		c.mod(&other)
+		o, err := kwq.New(other)
+		if !errors.Is(err, kwq.ErrConflict) || !strings.Contains(err.Error(), c.what) {
+			if o != nil {
+				o.Close()
+			}
+			return errorf("New with another %s: %v, want ErrConflict naming it", c.what, err)
+		}
+	}
+	// Two ways of asking for the same queue are the same queue.
+	def := kwq.Config{Name: freshName()}
+	d1, err := kwq.New(def)
+	if err != nil {
+		return err
+	}
+	defer kwq.Destroy(def.Name)
+	defer d1.Close()
+	same := def
+	same.Mode = 0o600
+	same.RateLimiter = kwq.DefaultControllerRateLimiter()
+	d2, err := kwq.New(same)
+	if err != nil {
+		return errorf("New with mode 0600 and DefaultControllerRateLimiter of a queue made with zeros: %v", err)
+	}
+	d2.Close()
 
 	// The create/open race: every New attaches, to one queue.
 	race := kwq.Config{Name: freshName()}
