@@ -293,7 +293,11 @@ static u32 kwq_ring_parse(struct kwq_ring *r, u32 *avail, u32 max)
 			take = 1;
 		rec->index = r->sq_head;
 		rec->res = ok ? 0 : -EINVAL;
-		rec->op = s.op;
+		/*
+		 * An op kwq does not know completes as a NOP: echoed, 0xff
+		 * would read as a KWQ_CQE_LEASE completion.
+		 */
+		rec->op = s.op <= KWQ_SQE_REMOVE ? s.op : KWQ_SQE_NOP;
 		rec->flags = s.flags;
 		rec->len = s.len;
 		rec->priority = s.priority;

@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
-#define NCASES 119
+#define NCASES 120
 
 struct ring {
 	int fd;
@@ -1597,7 +1597,7 @@ static void poll_case(void)
 		return;
 	}
 	memset(&bad, 0, sizeof(bad));
-	bad.op = 0x7f;
+	bad.op = KWQ_CQE_LEASE;
 	bad.nslots = 1;
 	sq_write(&p.r, &bad, NULL, 0, 1);
 	publish(&p.r);
@@ -1608,6 +1608,11 @@ static void poll_case(void)
 	r1 = poll(&pf, 1, 0);
 	ev1 = pf.revents;
 	nc = cq_take(&p.r, c, 4);
+	/* Its op is no KWQ_SQE_*: a NOP's error, not a lease. */
+	ktap_check(nc == 1 && c[0].op == KWQ_SQE_NOP && c[0].res == -EINVAL,
+		   "unknown_op_completes_as_nop_not_lease",
+		   "%d cqes, op %#x res %d", nc, nc ? c[0].op : 0,
+		   nc ? c[0].res : 0);
 	pf.revents = 0;
 	kt_add(p.r.fd, "polled");
 	r2 = poll(&pf, 1, 0);

@@ -637,7 +637,8 @@ struct kwq_sqe {
  * struct kwq_cqe - a completion
  * @index: a record's: the ring position (sq_tail's value before it was
  *	written) of its first slot; KWQ_CQE_LEASE's: the lease slot
- * @op: the record's KWQ_SQE_* op, or KWQ_CQE_LEASE: a key was leased
+ * @op: the record's KWQ_SQE_* op (KWQ_SQE_NOP for a record whose op is
+ *	none of them: -EINVAL), or KWQ_CQE_LEASE: a key was leased
  *	into slot @index
  * @flags: 0
  * @res: 0 or a negative errno
