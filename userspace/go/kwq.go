@@ -99,6 +99,8 @@ type Queue struct {
 	name string
 	// ring is the fd's shared ring, nil without one (ring.go).
 	ring *ring
+	// leasing: single-key gets take lease slots (KWQ_GO_LEASES=1).
+	leasing bool
 	// w is the keys taken and the goroutines waiting for keys (wait.go).
 	w waitState
 	// leases are the keys handed out from ring lease slots: what their
@@ -752,7 +754,7 @@ func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
 // ENOENT if it is not processing, EPERM if another fd holds it, ESTALE if
 // its processing deadline passed and the queue took it back.
 func (q *Queue) TryDone(key string) error {
-	if q.ring != nil && q.state.Load() == 0 {
+	if q.leasing && q.state.Load() == 0 {
 		if q.isLeased(key) {
 			_, err := q.doneLeases([]string{key}, 0, true)
 			if err != nil {
@@ -875,7 +877,7 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 	if q.shut.Load() != 0 {
 		return nil, q.err("get", "", unix.ESHUTDOWN)
 	}
-	ts, err := q.takeKeys(max, timeout)
+	ts, err := q.takeKeys(nil, max, timeout)
 	if err != nil {
 		return nil, q.err("get", "", err)
 	}
@@ -892,15 +894,26 @@ func (q *Queue) finishFirst(done []string, max int) error {
 	}
 	var n int
 	var err error
-	leased := q.countLeased(done)
-	switch {
-	case leased == len(done):
-		getMax := uint32(0)
-		if q.shut.Load() == 0 {
-			getMax = uint32(min(max, int(q.ring.nls)))
+	var leased int
+	var one [1]taken
+	if len(done) == 1 && q.leasing {
+		// A worker loop's cycle: one lock to take the lease out.
+		if t, ok := q.leaseOf(done[0]); ok {
+			one[0], leased = t, 1
 		}
+	} else {
+		leased = q.countLeased(done)
+	}
+	getMax := uint32(0)
+	if q.ring != nil && q.shut.Load() == 0 {
+		getMax = uint32(min(max, int(q.ring.nls)))
+	}
+	switch {
+	case leased == 1 && len(done) == 1:
+		n, err = q.doneTaken(done, one[:], getMax, true)
+	case leased == len(done):
 		n, err = q.doneLeases(done, getMax, true)
-	case leased == 0 && (q.ring == nil || max > 1) && q.shut.Load() == 0:
+	case leased == 0 && (!q.leasing || max > 1) && q.shut.Load() == 0:
 		// A batch's cycle is one DONE_GET ioctl: cheaper than 64
 		// DONE_LEASE records and 64 lease slots (go.rst, "Measured").
 		n, err = q.doneGetIoctl(done, max)
@@ -912,7 +925,7 @@ func (q *Queue) finishFirst(done []string, max int) error {
 		}
 	}
 	if err != nil {
-		err = q.err("done-get", done[n], err)
+		err = q.err("done-get", done[min(n, len(done)-1)], err)
 	}
 	q.finished(n, err)
 	return err
@@ -981,14 +994,9 @@ func (q *Queue) doneGetIoctl(done []string, max int) (int, error) {
 	if n < len(done) {
 		return n, err
 	}
-	keys, perr := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), make([]string, 0, a.Get.Nr))
-	if len(keys) > 0 {
-		t := make([]taken, len(keys))
-		for i, k := range keys {
-			t[i] = taken{key: k}
-		}
-		q.w.push(t)
-	}
+	var one [1]string
+	keys, perr := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), one[:0])
+	q.w.pushKeys(keys)
 	if perr != nil {
 		q.onError(q.err("get", "", perr))
 	}
@@ -1000,13 +1008,22 @@ func (q *Queue) doneGetIoctl(done []string, max int) (int, error) {
 func (q *Queue) handOut(ts []taken) []string {
 	keys := make([]string, len(ts))
 	for i, t := range ts {
-		if q.ring != nil {
+		if q.leasing {
 			q.holdLease(t)
 		}
 		keys[i] = t.key
 	}
 	q.held.Add(int64(len(ts)))
 	return keys
+}
+
+// handOutOne is handOut of one key, without its slice.
+func (q *Queue) handOutOne(t taken) string {
+	if q.leasing {
+		q.holdLease(t)
+	}
+	q.held.Add(1)
+	return t.key
 }
 
 // spinTries: how many more times a call that found no key ready tries
@@ -1055,11 +1072,12 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	if q.shut.Load() != 0 {
 		return "", q.err("get", "", unix.ESHUTDOWN)
 	}
-	ts, err := q.takeKeys(1, timeout)
+	var buf [1]taken
+	ts, err := q.takeKeys(buf[:0], 1, timeout)
 	if err != nil {
 		return "", q.err("get", "", err)
 	}
-	return q.handOut(ts)[0], nil
+	return q.handOutOne(ts[0]), nil
 }
 
 // Stats are the counters of the queue (KWQ_IOC_STATS).
@@ -1179,7 +1197,7 @@ func (q *Queue) Get() (key string, shutdown bool) {
 // this Queue does not hold (ENOENT, EPERM) is a no-op, as in client-go,
 // counted by NotHeldDones.
 func (q *Queue) Done(key string) {
-	if q.ring != nil && q.state.Load() == 0 {
+	if q.leasing && q.state.Load() == 0 {
 		if q.isLeased(key) {
 			// Its failure (ESTALE) reaches the ErrorHandler.
 			q.doneLeases([]string{key}, 0, false)

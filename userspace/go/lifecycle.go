@@ -57,6 +57,9 @@ func newQueue(fd int, name string, errorHandler func(error)) (*Queue, error) {
 	if os.Getenv("KWQ_GO_RINGS") != "0" {
 		q.ring = setupRing(q)
 	}
+	// KWQ_GO_LEASES=1: single-key gets into the ring's lease slots
+	// (go.rst, "Measured": slower than the ioctl for Go's worker loop).
+	q.leasing = q.ring != nil && os.Getenv("KWQ_GO_LEASES") == "1"
 	return q, nil
 }
 
@@ -175,7 +178,7 @@ func (q *Queue) shutDown(drain bool) {
 // giveBack returns the keys taken and not handed out (q.w.held) to the
 // queue: each is added again and finished, so it is ready as before.
 func (q *Queue) giveBack() {
-	ts := q.w.pop(BatchMax)
+	ts := q.w.pop(nil, BatchMax)
 	for len(ts) > 0 {
 		for _, t := range ts {
 			if t.ring {
@@ -187,7 +190,7 @@ func (q *Queue) giveBack() {
 			q.sendKeys("add", iocAdd, one, 0, 0, 0, nil)
 			q.sendKeys("done", iocDone, one, 0, 0, 0, nil)
 		}
-		ts = q.w.pop(BatchMax)
+		ts = q.w.pop(nil, BatchMax)
 	}
 	q.flushRing()
 }

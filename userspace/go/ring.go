@@ -204,7 +204,10 @@ func (r *ring) doorbell() {
 // room makes n slots writable, under r.sq: the slots below the kernel's
 // head whose completions were all read. A full ring is backpressure: the
 // caller waits here (publishing and ringing) until the kernel consumed
-// enough, never drops a record.
+// enough, never drops a record. r.sq is released while it rings, so that
+// the goroutines finishing keys are not held up behind a producer's
+// system call (the records it wrote and did not publish yet are complete:
+// whoever publishes next publishes them too).
 func (r *ring) room(n uint32) error {
 	for spin := 0; ; spin++ {
 		if ringSQEntries-(r.tail-r.head) >= n {
@@ -221,11 +224,15 @@ func (r *ring) room(n uint32) error {
 		if atomic.LoadUint32(r.flags)&ringFBroken != 0 {
 			return unix.EIO
 		}
-		if _, err := r.submit(enterSubmit, 0); err != nil && err != unix.EBUSY {
-			return err
-		}
+		r.publish()
+		r.sq.Unlock()
+		_, err := r.submit(enterSubmit, 0)
 		if atomic.LoadUint32(r.sqHead) == head {
 			runtime.Gosched()
+		}
+		r.sq.Lock()
+		if err != nil && err != unix.EBUSY {
+			return err
 		}
 	}
 }
@@ -296,12 +303,18 @@ func (r *ring) reap(wait bool) {
 	}
 	head := atomic.LoadUint32(r.cqHead)
 	tail := atomic.LoadUint32(r.cqTail)
-	var got []taken
+	w := &r.q.w
+	got := false
 	for ; head != tail; head++ {
 		c := *(*cqe)(unsafe.Add(r.cqes, uintptr(head&r.cqMask)*unsafe.Sizeof(cqe{})))
 		if c.Op == cqeLease {
 			if t, ok := r.leased(c.Index, c.Value); ok {
-				got = append(got, t)
+				// Lock order: r.cq, then w.mu.
+				if !got {
+					w.mu.Lock()
+					got = true
+				}
+				w.pushLocked(t)
 			}
 			continue
 		}
@@ -320,11 +333,12 @@ func (r *ring) reap(wait bool) {
 		r.errs = append(r.errs, r.q.err(m.op, m.key, err))
 		r.nerr.Add(1)
 	}
+	if got {
+		w.wakeLocked()
+		w.mu.Unlock()
+	}
 	atomic.StoreUint32(r.cqHead, head)
 	r.cq.Unlock()
-	if len(got) > 0 {
-		r.q.w.push(got)
-	}
 }
 
 // leased is the key of lease slot slot, generation gen.
@@ -418,30 +432,63 @@ func (q *Queue) holdLease(t taken) {
 	}
 }
 
+// takeLeases takes the ring leases of keys out of q.leases, under one
+// lock (a key no longer listed, finished meanwhile by another goroutine,
+// gets a zero lease, which its DONE_LEASE reports as stale).
+func (q *Queue) takeLeases(keys []string, ts []taken) []taken {
+	q.lmu.Lock()
+	for _, k := range keys {
+		t := q.leases[k]
+		delete(q.leases, k)
+		ts = append(ts, t)
+	}
+	q.lmu.Unlock()
+	return ts
+}
+
 // doneLeases finishes keys through their ring leases, in one system call
 // with a get of up to getMax keys if getMax > 0 (else one doorbell, which
 // goroutines finishing keys at the same time share unless sync). The
 // keys must all be ring leases (countLeased). Returns how many were
 // finished before the first failure, and that failure.
 func (q *Queue) doneLeases(keys []string, getMax uint32, sync bool) (int, error) {
+	var buf [1]taken
+	return q.doneTaken(keys, q.takeLeases(keys, buf[:0]), getMax, sync)
+}
+
+// doneTaken is doneLeases of keys whose leases ts were taken out of
+// q.leases already. A get's own failure is not the dones': once the
+// kernel consumed the records, the keys are finished and the get that
+// follows (takeKeys) meets the failure again and reports it.
+func (q *Queue) doneTaken(keys []string, ts []taken, getMax uint32, sync bool) (int, error) {
 	r := q.ring
 	cells := make([]atomic.Int32, len(keys))
 	r.sq.Lock()
 	var err error
+	n := 0
 	for i, k := range keys {
-		t, _ := q.leaseOf(k)
 		m := sqMeta{op: "done", key: k}
 		if sync {
 			m.res = &cells[i]
 		}
-		if err = r.prep(sqeDoneLease, 0, "", 0, t.slot, t.gen, m); err != nil {
+		if err = r.prep(sqeDoneLease, 0, "", 0, ts[i].slot, ts[i].gen, m); err != nil {
 			break
 		}
+		n++
 	}
+	end := r.tail
 	r.publish()
 	r.sq.Unlock()
+	if n < len(keys) {
+		// The ring is broken: the keys not written keep their leases.
+		q.lmu.Lock()
+		for i := n; i < len(keys); i++ {
+			q.leases[keys[i]] = ts[i]
+		}
+		q.lmu.Unlock()
+	}
 	switch {
-	case err != nil:
+	case n == 0:
 	case getMax > 0:
 		_, err = r.submit(enterSubmit|enterGet, getMax)
 	case sync:
@@ -455,25 +502,29 @@ func (q *Queue) doneLeases(keys []string, getMax uint32, sync bool) (int, error)
 		if r.nerr.Load() != 0 {
 			r.report()
 		}
-		return len(keys), nil
+		return n, err
 	}
 	if r.nerr.Load() != 0 {
 		r.report()
 	}
-	for i := range keys {
+	for i := 0; i < n; i++ {
 		if res := cells[i].Load(); res != 0 {
 			return i, unix.Errno(-res)
 		}
 	}
-	if getMax > 0 && err != nil && err != unix.EAGAIN && err != unix.ENOBUFS {
-		return len(keys), err
+	if n < len(keys) {
+		return n, err
 	}
-	return len(keys), nil
+	if err != nil && int32(atomic.LoadUint32(r.sqHead)-end) < 0 {
+		// Not consumed: the enter failed before its drain.
+		return 0, err
+	}
+	return n, nil
 }
 
 // countLeased: how many of keys are held through ring leases.
 func (q *Queue) countLeased(keys []string) int {
-	if q.ring == nil {
+	if !q.leasing {
 		return 0
 	}
 	q.lmu.Lock()
@@ -489,7 +540,7 @@ func (q *Queue) countLeased(keys []string) int {
 
 // allLeased: every key is held through a ring lease.
 func (q *Queue) allLeased(keys []string) bool {
-	return q.ring != nil && q.countLeased(keys) == len(keys)
+	return q.leasing && q.countLeased(keys) == len(keys)
 }
 
 // ringLen is Len from the status page: this Queue's own published adds
@@ -506,7 +557,7 @@ func (q *Queue) ringLen() (int, error) {
 
 // isLeased: key is held through a ring lease.
 func (q *Queue) isLeased(key string) bool {
-	if q.ring == nil {
+	if !q.leasing {
 		return false
 	}
 	q.lmu.Lock()

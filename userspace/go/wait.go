@@ -40,7 +40,8 @@ type taken struct {
 type waitState struct {
 	mu    sync.Mutex
 	cond  sync.Cond // the poller waits for a goroutine that waits
-	held  []taken   // FIFO: taken, not handed out
+	held  []taken   // FIFO from hd: taken, not handed out
+	hd    int       // held[:hd] were handed out (the array is kept)
 	nwait int       // goroutines waiting for a key
 	ch    chan struct{}
 	err   error // what ended the waits (the queue shut down, destroyed)
@@ -51,12 +52,27 @@ type waitState struct {
 	gone  chan struct{} // closed when the poller ended
 }
 
-// push queues keys taken and wakes the waiting goroutines.
-func (w *waitState) push(t []taken) {
+// pushKeys queues keys taken by ioctl and wakes the waiting goroutines.
+func (w *waitState) pushKeys(keys []string) {
+	if len(keys) == 0 {
+		return
+	}
 	w.mu.Lock()
-	w.held = append(w.held, t...)
+	for _, k := range keys {
+		w.pushLocked(taken{key: k})
+	}
 	w.wakeLocked()
 	w.mu.Unlock()
+}
+
+// pushLocked queues one key taken (the waiters are woken by the caller).
+func (w *waitState) pushLocked(t taken) {
+	if w.hd > 0 && len(w.held) == cap(w.held) {
+		n := copy(w.held, w.held[w.hd:])
+		clear(w.held[n:])
+		w.held, w.hd = w.held[:n], 0
+	}
+	w.held = append(w.held, t)
 }
 
 func (w *waitState) wakeLocked() {
@@ -66,24 +82,31 @@ func (w *waitState) wakeLocked() {
 	}
 }
 
-// popLocked hands out up to max keys taken.
-func (w *waitState) popLocked(max int) []taken {
-	n := min(max, len(w.held))
+// nheld: keys taken and not handed out.
+func (w *waitState) nheld() int {
+	return len(w.held) - w.hd
+}
+
+// popLocked hands out up to max keys taken, appended to dst (nil when
+// there are none). The array of held is kept for the next keys.
+func (w *waitState) popLocked(dst []taken, max int) []taken {
+	n := min(max, w.nheld())
 	if n == 0 {
 		return nil
 	}
-	out := append([]taken(nil), w.held[:n]...)
-	w.held = w.held[n:]
-	if len(w.held) == 0 {
-		w.held = nil
+	dst = append(dst, w.held[w.hd:w.hd+n]...)
+	clear(w.held[w.hd : w.hd+n]) // no key kept alive by the array
+	w.hd += n
+	if w.hd == len(w.held) {
+		w.held, w.hd = w.held[:0], 0
 	}
-	return out
+	return dst
 }
 
-func (w *waitState) pop(max int) []taken {
+func (w *waitState) pop(dst []taken, max int) []taken {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.popLocked(max)
+	return w.popLocked(dst, max)
 }
 
 // fetch takes up to max ready keys without waiting into q.w.held: one
@@ -93,7 +116,7 @@ func (w *waitState) pop(max int) []taken {
 func (q *Queue) fetch(max int) error {
 	// A batch is one GET ioctl: cheaper than a get into lease slots of as
 	// many keys (go.rst, "Measured"); a single key takes a lease slot.
-	if r := q.ring; r != nil && max == 1 {
+	if r := q.ring; r != nil && max == 1 && q.leasing {
 		n, err := r.submit(enterSubmit|enterGet, 1)
 		if r.nerr.Load() != 0 {
 			r.report()
@@ -119,26 +142,23 @@ func (q *Queue) fetch(max int) error {
 	if err := ioctlNow(q.fd, iocGet, unsafe.Pointer(a)); err != nil {
 		return err
 	}
-	keys, err := parseRecs(rb.b[:a.Used], int(a.Nr), make([]string, 0, a.Nr))
-	t := make([]taken, len(keys))
-	for i, k := range keys {
-		t[i] = taken{key: k}
-	}
-	q.w.push(t)
+	var one [1]string
+	keys, err := parseRecs(rb.b[:a.Used], int(a.Nr), one[:0])
+	q.w.pushKeys(keys)
 	return err
 }
 
-// takeKeys takes up to max keys, waiting at most timeout (Forever: no
-// limit; 0 none) for the first: EAGAIN, ETIMEDOUT, ESHUTDOWN once this
-// Queue is shut down, or the kernel's error.
-func (q *Queue) takeKeys(max int, timeout time.Duration) ([]taken, error) {
+// takeKeys takes up to max keys, appended to dst, waiting at most
+// timeout (Forever: no limit; 0 none) for the first: EAGAIN, ETIMEDOUT,
+// ESHUTDOWN once this Queue is shut down, or the kernel's error.
+func (q *Queue) takeKeys(dst []taken, max int, timeout time.Duration) ([]taken, error) {
 	w := &q.w
-	if t := w.pop(max); t != nil {
+	if t := w.pop(dst, max); t != nil {
 		return t, nil
 	}
 	err := q.fetch(max)
 	for try := 0; ; try++ {
-		if t := w.pop(max); t != nil {
+		if t := w.pop(dst, max); t != nil {
 			return t, nil
 		}
 		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
@@ -153,11 +173,11 @@ func (q *Queue) takeKeys(max int, timeout time.Duration) ([]taken, error) {
 		runtime.Gosched()
 		err = q.fetch(max)
 	}
-	return q.waitKeys(max, timeout)
+	return q.waitKeys(dst, max, timeout)
 }
 
 // waitKeys parks the goroutine until the poller took keys for it.
-func (q *Queue) waitKeys(max int, timeout time.Duration) ([]taken, error) {
+func (q *Queue) waitKeys(dst []taken, max int, timeout time.Duration) ([]taken, error) {
 	w := &q.w
 	var timer <-chan time.Time
 	if timeout > 0 {
@@ -180,7 +200,7 @@ func (q *Queue) waitKeys(max int, timeout time.Duration) ([]taken, error) {
 		w.mu.Unlock()
 	}()
 	for {
-		if t := w.popLocked(max); t != nil {
+		if t := w.popLocked(dst, max); t != nil {
 			return t, nil
 		}
 		if w.err != nil {
@@ -202,7 +222,7 @@ func (q *Queue) waitKeys(max int, timeout time.Duration) ([]taken, error) {
 			return nil, unix.ESHUTDOWN
 		case <-timer:
 			w.mu.Lock()
-			if t := w.popLocked(max); t != nil {
+			if t := w.popLocked(dst, max); t != nil {
 				return t, nil
 			}
 			return nil, unix.ETIMEDOUT
@@ -242,7 +262,7 @@ func (q *Queue) poll() {
 	defer close(w.gone)
 	for {
 		w.mu.Lock()
-		for !w.done && (w.nwait <= len(w.held) || w.err != nil) {
+		for !w.done && (w.nwait <= w.nheld() || w.err != nil) {
 			w.cond.Wait()
 		}
 		if w.done {
@@ -252,7 +272,7 @@ func (q *Queue) poll() {
 		w.mu.Unlock()
 		err := w.rc.Read(func(uintptr) bool {
 			w.mu.Lock()
-			want := w.nwait - len(w.held)
+			want := w.nwait - w.nheld()
 			w.mu.Unlock()
 			if want <= 0 {
 				return true

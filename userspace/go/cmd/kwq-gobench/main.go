@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -337,7 +338,21 @@ func main() {
 	rings := flag.Bool("rings", true, "use the kernel's shared rings (false: ioctls only, KWQ_GO_RINGS=0)")
 	only := flag.String("only", "", "only the run IMPL/SHAPE (kwq_worker/pipeline, say); "+
 		"\"setup\": make the keys, run nothing (insnprof.sh's baseline)")
+	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	flag.Parse()
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			die("%v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			die("%v", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	if !*rings {
 		os.Setenv("KWQ_GO_RINGS", "0")
 	}

@@ -553,6 +553,41 @@ func testDoneGetOne() error {
 	return nil
 }
 
+// testDoneGetOneAfterOtherShutdown: the queue shut down through another
+// fd while a worker holds a key (its own Queue not shut down): the
+// worker's DoneGetOne finishes the key it holds, then reports the get's
+// ESHUTDOWN as the get's, not as the held key's failure (it once indexed
+// past its one key and panicked).
+func testDoneGetOneAfterOtherShutdown() error {
+	q, err := newQueue(nil)
+	if err != nil {
+		return err
+	}
+	defer finish(q)
+	q.Add("a")
+	k, err := q.DoneGetOne("", 0)
+	if err != nil || k != "a" {
+		return errorf("DoneGetOne = %q, %v; want \"a\"", k, err)
+	}
+	other, err := kwq.Open(q.Name(), nil)
+	if err != nil {
+		return err
+	}
+	defer other.Close()
+	if err := other.ShutDownQueue(false); err != nil {
+		return err
+	}
+	_, err = q.DoneGetOne("a", 0)
+	var ke *kwq.Error
+	if !errors.Is(err, unix.ESHUTDOWN) || !errors.As(err, &ke) || ke.Op != "get" || ke.Key != "" {
+		return errorf("DoneGetOne of the key held after another's ShutDownQueue: %v, want the get's ESHUTDOWN", err)
+	}
+	if s, err := other.Stats(); err != nil || s.Processing != 0 {
+		return errorf("Stats after it: %+v %v, want the key finished", s, err)
+	}
+	return nil
+}
+
 // testLongKeys: a Kubernetes namespace/name key of the longest kind (a
 // 63-byte namespace, a 253-byte name: 317 bytes) and a key of
 // kwq.KeyLenMax (1024) bytes go through every call a controller makes,
@@ -868,6 +903,16 @@ func noRings(fn func() error) func() error {
 	return func() error {
 		os.Setenv("KWQ_GO_RINGS", "0")
 		defer os.Unsetenv("KWQ_GO_RINGS")
+		return fn()
+	}
+}
+
+// withLeases runs fn with single-key gets into ring lease slots
+// (KWQ_GO_LEASES=1), which the package leaves off by default.
+func withLeases(fn func() error) func() error {
+	return func() error {
+		os.Setenv("KWQ_GO_LEASES", "1")
+		defer os.Unsetenv("KWQ_GO_LEASES")
 		return fn()
 	}
 }
@@ -1371,6 +1416,7 @@ func main() {
 	add("AddAfter policies: Replace and Latest beside earliest-wins", testAfterPolicy)
 	add("a signal in DoneGet's wait: the done holds once, the get goes on", testSignalInDoneGet)
 	add("DoneGetOne: a single-key worker loop, errors naming the key", testDoneGetOne)
+	add("DoneGetOne after another fd's ShutDownQueue: held key finished, the get's ESHUTDOWN", testDoneGetOneAfterOtherShutdown)
 	add("AddAfter gathers: ordered before later calls, sent at Close, refusals named", testAddAfterGather)
 	add("long keys: a 317-byte namespace/name and a 1024-byte key everywhere, 1025 refused", testLongKeys)
 	add("Name \"\": a generated unique name, as client-go's unnamed queue; it and Ephemeral go with their last fd", testUnnamed)
@@ -1390,7 +1436,17 @@ func main() {
 	add("without rings (ioctls only): batches and priorities", noRings(testBatchPriority))
 	add("without rings (ioctls only): processing deadlines", noRings(testDeadline))
 	add("without rings (ioctls only): DoneGetOne", noRings(testDoneGetOne))
+	add("without rings (ioctls only): DoneGetOne after another fd's ShutDownQueue", noRings(testDoneGetOneAfterOtherShutdown))
 	add("without rings (ioctls only): two processes", noRings(testTwoProcesses))
+	add("ring lease slots (KWQ_GO_LEASES=1): processing/dirty", withLeases(testDirty))
+	add("ring lease slots (KWQ_GO_LEASES=1): a SIGKILLed worker's keys come back", withLeases(testKilledWorker))
+	add("ring lease slots (KWQ_GO_LEASES=1): processing deadlines", withLeases(testDeadline))
+	add("ring lease slots (KWQ_GO_LEASES=1): DoneGetOne", withLeases(testDoneGetOne))
+	add("ring lease slots (KWQ_GO_LEASES=1): DoneGetOne after another fd's ShutDownQueue", withLeases(testDoneGetOneAfterOtherShutdown))
+	add("ring lease slots (KWQ_GO_LEASES=1): a signal in DoneGet's wait", withLeases(testSignalInDoneGet))
+	add("ring lease slots (KWQ_GO_LEASES=1): ShutDownQueue(true) drains", withLeases(testDrainQueue))
+	add("ring lease slots (KWQ_GO_LEASES=1): long keys", withLeases(testLongKeys))
+	add("ring lease slots (KWQ_GO_LEASES=1): 50 idle workers in the netpoller", withLeases(testIdleThreads))
 	add("Prometheus: the example controller's own /metrics has the queue's workqueue_* series (kwqprom)", testPrometheus)
 	addBehave()
 
