@@ -54,7 +54,7 @@ static int dead_op(const struct cmd_ctx *ctx, int argc, char **argv,
 	}
 	for (i = 1; i < a.npos; i++) {
 		if (one(fd, a.pos[i], strlen(a.pos[i])) < 0) {
-			err_errno(errno, "key %s%s", a.pos[i],
+			err_errno(errno, "queue %s: key %s%s", a.pos[0], a.pos[i],
 				  errno == ENOENT ? " (not dead)" : "");
 			close(fd);
 			return EX_ERR;

@@ -5,6 +5,7 @@
  * batch stopped at: each prints its own error.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -118,31 +119,54 @@ int check_keys(char **keys, int n)
 }
 
 /*
- * Pack @n command-line keys, each with priority @prio. 0, or -1 with
- * errno EINVAL after the usage error of a bad key, else after the error.
+ * A module parameter of kwq (/sys/module/kwq/parameters/@name): 0 if
+ * it cannot be read.
  */
-int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio)
+unsigned long module_param(const char *name)
 {
-	int i;
+	char path[128];
+	unsigned long v = 0;
+	FILE *f;
 
-	for (i = 0; i < n; i++) {
-		if (check_key(keys[i])) {
-			errno = EINVAL;
-			return -1;
-		}
-		if (kwq_recbuf_push_str(rb, keys[i], prio) < 0) {
-			err_errno(errno, NULL);
-			return -1;
-		}
+	snprintf(path, sizeof(path), "/sys/module/kwq/parameters/%s", name);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
 	}
-	return 0;
+	return v;
 }
 
-/* Report a failed batch call: which key stopped it. */
-void batch_error(int e, char **keys, unsigned int nr, unsigned int done)
+/*
+ * Report a failed batch call on @queue (attached to @fd): which key
+ * stopped it, and for an item cap (ENOSPC) the cap.
+ */
+void batch_error(int fd, const char *queue, int e, char **keys,
+		 unsigned int nr, unsigned int done)
 {
+	struct kwq_queue_opts qo;
+	unsigned long cap = 0;
+	const char *what;
+	char why[96] = "";
+
+	if (e == ENOSPC) {
+		if (kwq_queue_info(fd, &qo, NULL) == 0)
+			cap = qo.max_items;
+		/* 0: the module's cap, max_items_per_queue */
+		what = cap ? "the queue's --max-items" :
+			     "the module's max_items_per_queue";
+		if (!cap)
+			cap = module_param("max_items_per_queue");
+		if (cap)
+			snprintf(why, sizeof(why), " (%s, %lu, reached)", what,
+				 cap);
+	} else if (e == EDQUOT) {
+		snprintf(why, sizeof(why), " (the creator's max_bytes_per_user, %lu bytes, spent)",
+			 module_param("max_bytes_per_user"));
+	}
 	if (done < nr)
-		err_errno(e, "key %s", keys[done]);
+		err_errno(e, "queue %s: key %s%s", queue, keys[done], why);
 	else
-		err_errno(e, NULL);
+		err_errno(e, "queue %s%s", queue, why);
 }

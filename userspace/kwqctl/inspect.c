@@ -110,12 +110,12 @@ static int walk(int fd, unsigned int states, unsigned int limit)
 	return EX_OK;
 }
 
-static int inspect_one(int fd, const char *key)
+static int inspect_one(int fd, const char *queue, const char *key)
 {
 	struct kwq_info_rec r;
 
 	if (kwq_inspect(fd, key, strlen(key), &r) < 0) {
-		err_errno(errno, "key %s%s", key,
+		err_errno(errno, "queue %s: key %s%s", queue, key,
 			  errno == ENOENT ? " (not in the queue)" : "");
 		return EX_ERR;
 	}
@@ -143,7 +143,7 @@ static int inspect(const struct cmd_ctx *ctx, int argc, char **argv,
 	if (fd < 0)
 		return EX_ERR;
 	if (a.npos > 1)
-		rc = inspect_one(fd, a.pos[1]);
+		rc = inspect_one(fd, a.pos[0], a.pos[1]);
 	else
 		rc = walk(fd, ia.states ?: KWQ_KEY_STATES_ALL, ia.limit);
 	close(fd);

@@ -14,11 +14,15 @@
 #define KWQCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "libkwq.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* A macro's value as a string: a uapi constant in a help text. */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 
 enum { EX_OK = 0, EX_ERR = 1, EX_USAGE = 2, EX_EMPTY = 3, EX_SHUT = 4 };
 
@@ -112,6 +116,12 @@ int cmd_parse_global(const struct cmd *global, int argc, char **argv,
 void cmd_help(const struct cmd *cmd);
 int parse_u32(const char *s, unsigned long max, unsigned int *out);
 int parse_dur_opt(const char *opt, const char *s, uint64_t *ns);
+int parse_processing_timeout(const char *opt, const char *s, bool none,
+			     uint64_t *ns);
+int check_processing_timeout(const char *queue, const char *opt,
+			     const char *s, uint64_t ns, bool none,
+			     const char *zero);
+void format_dur(char *buf, size_t size, uint64_t ns);
 
 /* message.c */
 void msg_set_command(const char *name);
@@ -136,8 +146,9 @@ struct queue_list {
 int list_queues(const struct cmd_ctx *ctx, struct queue_list *ql);
 int check_key(const char *key);
 int check_keys(char **keys, int n);
-int pack_keys(struct kwq_recbuf *rb, char **keys, int n, int prio);
-void batch_error(int e, char **keys, unsigned int nr, unsigned int done);
+void batch_error(int fd, const char *queue, int e, char **keys,
+		 unsigned int nr, unsigned int done);
+unsigned long module_param(const char *name);
 int on_queue(const struct cmd_ctx *ctx, const char *queue,
 	     int (*op)(int fd, void *arg), void *arg);
 

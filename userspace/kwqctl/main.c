@@ -21,12 +21,16 @@ static const struct cmd commands[] = {
 	  .desc = "Print the queue names, one per line.\n" },
 	{ .name = "add", .fn = cmd_add,
 	  .usage = "QUEUE [--after DUR [--replace|--later]] [--priority N] KEY...",
-	  .desc = "Add keys (one batch).\n",
+	  .desc = "Add keys: one call for up to " STR(KWQ_BATCH_MAX) ", the most the kernel takes\n"
+		  "at once, and as many as more need (the first error stops them).\n",
 	  .opts = add_opts },
 	{ .name = "add-rate-limited", .fn = cmd_add_rate_limited,
 	  .usage = "QUEUE KEY...",
 	  .desc = "Add keys with the delay of the queue's rate limiter; prints\n"
-		  "\"KEY DELAY\" per key (DELAY in the largest exact unit, 0 for none).\n" },
+		  "\"KEY DELAY\" per key (DELAY in the largest exact unit up to h, 0\n"
+		  "for none), or \"KEY dead\" for a key the queue moved to its dead set\n"
+		  "(create --max-retries), with a message on stderr. More than\n"
+		  STR(KWQ_BATCH_MAX) " keys go in several calls.\n" },
 	{ .name = "forget", .fn = cmd_forget, .usage = "QUEUE KEY...",
 	  .desc = "Clear the keys' rate limiter failure counts.\n" },
 	{ .name = "requeues", .fn = cmd_requeues, .usage = "QUEUE KEY",
@@ -36,7 +40,7 @@ static const struct cmd commands[] = {
 	{ .name = "len", .fn = cmd_len, .usage = "QUEUE",
 	  .desc = "Print the number of ready keys.\n" },
 	{ .name = "get", .fn = cmd_get,
-	  .usage = "QUEUE [--timeout DUR] [-n COUNT]",
+	  .usage = "QUEUE [--timeout DUR] [-n COUNT] [--processing-timeout DUR|none]",
 	  .desc = "Take up to COUNT (default 1) ready keys and print one per line. They\n"
 		  "stay processing, detached from this process, until `kwqctl done`.\n",
 	  .opts = get_opts,
@@ -72,7 +76,8 @@ static const struct cmd commands[] = {
 	  .usage = "QUEUE [KEY] [--state S[,S]...] [--limit N]",
 	  .desc = "Print where keys are, a line each: KEY STATE prio=N failures=N, then\n"
 		  "since= (ready: waited; processing: held; dead: since the last\n"
-		  "failure), due= (time left to a deadline), holder= (the pid holding\n"
+		  "failure), due= (time left to a deadline), timeout= (processing:\n"
+		  "time left to its processing deadline), holder= (the pid holding\n"
 		  "it) and dirty/delayed/dying for processing keys. Without KEY every\n"
 		  "key, walked a chunk at a time.\n",
 	  .opts = inspect_opts },
@@ -120,7 +125,7 @@ static void print_usage(FILE *f)
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  kwqctl %s %s\n", commands[i].name,
 			commands[i].usage);
-	fprintf(f, "\nDUR: an integer with ns, us, ms, s, m or h (0 allowed).\n"
+	fprintf(f, "\nDUR: an integer with ns, us, ms, s, m, h or d (0 allowed).\n"
 		"`kwqctl COMMAND --help` describes a command. Exit status: 0 ok,\n"
 		"1 error, 2 usage, 3 get timed out, 4 queue shut down and empty.\n");
 }

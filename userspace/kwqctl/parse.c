@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,7 +335,51 @@ int parse_dur_opt(const char *opt, const char *s, uint64_t *ns)
 {
 	if (kwq_parse_duration(s, ns) == 0)
 		return 0;
-	err_usage("bad duration '%s' for %s (an integer with ns, us, ms, s, m or h)",
+	err_usage("bad duration '%s' for %s (an integer with ns, us, ms, s, m, h or d)",
 		  s, opt);
 	return -1;
+}
+
+/* As kwq_format_duration(), in days when it is whole days ("365d"). */
+void format_dur(char *buf, size_t size, uint64_t ns)
+{
+	const uint64_t day = 86400ULL * 1000000000ULL;
+
+	if (ns && ns % day == 0)
+		snprintf(buf, size, "%" PRIu64 "d", ns / day);
+	else
+		kwq_format_duration(buf, size, ns);
+}
+
+/*
+ * Check processing timeout @ns, given as @s to option @opt for queue
+ * @queue: KWQ_PROCESSING_TIMEOUT_MIN..KWQ_PROCESSING_TIMEOUT_MAX, or 0
+ * (what 0 means is @zero's, for the message), or with @none "none"
+ * (KWQ_TIMEOUT_NONE). 0, or -1 after the usage error naming the range.
+ */
+int check_processing_timeout(const char *queue, const char *opt,
+			     const char *s, uint64_t ns, bool none,
+			     const char *zero)
+{
+	char lo[32], hi[32];
+
+	if (!ns || (none && ns == KWQ_TIMEOUT_NONE) ||
+	    (ns >= KWQ_PROCESSING_TIMEOUT_MIN && ns <= KWQ_PROCESSING_TIMEOUT_MAX))
+		return 0;
+	format_dur(lo, sizeof(lo), KWQ_PROCESSING_TIMEOUT_MIN);
+	format_dur(hi, sizeof(hi), KWQ_PROCESSING_TIMEOUT_MAX);
+	err_usage("queue %s: %s %s out of range (%s..%s, 0: %s%s)", queue, opt,
+		  s, lo, hi, zero, none ? ", none: no deadline" : "");
+	return -1;
+}
+
+/* A duration for @opt, or with @none "none": KWQ_TIMEOUT_NONE. */
+int parse_processing_timeout(const char *opt, const char *s, bool none,
+			     uint64_t *ns)
+{
+	if (none && !strcmp(s, "none")) {
+		*ns = KWQ_TIMEOUT_NONE;
+		return 0;
+	}
+	return parse_dur_opt(opt, s, ns);
 }

@@ -31,12 +31,13 @@ const struct cmd_opt create_opts[] = {
 		"permission bits for opening it (default 0600)" },
 	[CREATE_MAX_RETRIES] = { "max-retries", 0, "N",
 		"failures requeued before a key moves to the dead set\n"
-		"(default: no dead set; at most 1000000)" },
+		"(0.." STR(KWQ_MAX_RETRIES) "; default 0: no dead set)" },
 	[CREATE_MAX_DEAD] = { "max-dead", 0, "N",
-		"most dead keys kept, oldest dropped (default 1024)" },
+		"most dead keys kept, oldest dropped (0.." STR(KWQ_MAX_DEAD) ";\n"
+		"default 0: " STR(KWQ_DEFAULT_MAX_DEAD) "); needs --max-retries" },
 	[CREATE_PROCESSING_TIMEOUT] = { "processing-timeout", 0, "DUR",
 		"a key processing longer is taken back and requeued\n"
-		"as a failure (1ms..365 days; default: never)" },
+		"as a failure (1ms..365d; default 0: never)" },
 	[CREATE_EXIST_OK] = { "exist-ok", 0, NULL,
 		"succeed if the queue exists: a restart's create\n"
 		"(its options stay the creator's, not compared)" },
@@ -50,12 +51,13 @@ struct create_args {
 	int nr_spec;		/* --limiter options given */
 	bool default_only;	/* the first was "default" */
 	bool exist_ok;		/* --exist-ok: EEXIST is success */
+	const char *processing_timeout;	/* as given, for a message */
 };
 
 static int create_opt(void *st, int opt, const char *val)
 {
 	struct create_args *c = st;
-	unsigned long mode;
+	unsigned long mode, max;
 	unsigned int v;
 	uint64_t ns;
 	char *end;
@@ -86,9 +88,10 @@ static int create_opt(void *st, int opt, const char *val)
 		return 0;
 	case CREATE_MAX_RETRIES:
 	case CREATE_MAX_DEAD:
-		if (parse_u32(val, opt == CREATE_MAX_DEAD ? KWQ_MAX_DEAD :
-				   KWQ_MAX_RETRIES, &v)) {
-			err_usage("bad --%s '%s'", create_opts[opt].name, val);
+		max = opt == CREATE_MAX_DEAD ? KWQ_MAX_DEAD : KWQ_MAX_RETRIES;
+		if (parse_u32(val, max, &v)) {
+			err_usage("bad --%s '%s' (0..%lu)", create_opts[opt].name,
+				  val, max);
 			return -1;
 		}
 		if (opt == CREATE_MAX_DEAD)
@@ -106,9 +109,11 @@ static int create_opt(void *st, int opt, const char *val)
 		c->q.mode = (unsigned int)mode;
 		return 0;
 	case CREATE_PROCESSING_TIMEOUT:
-		if (parse_dur_opt("--processing-timeout", val, &ns))
+		if (parse_processing_timeout("--processing-timeout", val, false,
+					     &ns))
 			return -1;
 		c->q.processing_timeout_ns = ns;
+		c->processing_timeout = val;
 		return 0;
 	case CREATE_EXIST_OK:
 		c->exist_ok = true;
@@ -122,12 +127,20 @@ static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
 			     const struct kwq_queue_opts *opts, bool exist_ok)
 {
 	int fd = open_dev(ctx), rc = EX_OK;
+	unsigned long cap;
 
 	if (fd < 0)
 		return EX_ERR;
 	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0 &&
 	    !(exist_ok && errno == EEXIST)) {
-		err_errno(errno, "queue %s", queue);
+		cap = errno == EINVAL && opts ?
+		      module_param("max_items_per_queue") : 0;
+		if (cap && opts->max_items > cap)
+			err_errno(EINVAL, "queue %s: --max-items %u over %s, %lu",
+				  queue, opts->max_items,
+				  "the module's max_items_per_queue", cap);
+		else
+			err_errno(errno, "queue %s", queue);
 		rc = EX_ERR;
 	}
 	close(fd);
@@ -141,6 +154,15 @@ int cmd_create(const struct cmd_ctx *ctx, int argc, char **argv)
 
 	if (cmd_parse(ctx, argc, argv, create_opt, &c, &a))
 		return a.rc;
+	if (check_processing_timeout(a.pos[0], "--processing-timeout",
+				     c.processing_timeout,
+				     c.q.processing_timeout_ns, false, "none"))
+		return EX_USAGE;
+	if (c.q.max_dead && !c.q.max_retries) {
+		err_usage("queue %s: --max-dead %u needs --max-retries 1..%d (a dead set)",
+			  a.pos[0], c.q.max_dead, KWQ_MAX_RETRIES);
+		return EX_USAGE;
+	}
 	/* A lone "default" leaves the choice to the kernel (nr_limits 0). */
 	if (c.default_only && c.nr_spec == 1)
 		c.q.nr_limits = 0;

@@ -83,36 +83,95 @@ static void print_json(FILE *f, const char *q, const struct kwq_stats_args *st)
 		st->shutting_down ? "true" : "false");
 }
 
-static void print_table_hist(FILE *f, const char *name,
-			     const struct kwq_stats_hist *h)
+/*
+ * The columns of the table: labels padded to the longest, numbers
+ * right-aligned to the widest of every queue printed (so a queue's
+ * large counters or a long field name never push a column out).
+ */
+struct table_width {
+	int label;
+	int value;	/* a field's number */
+	int bucket;	/* a histogram bucket's count */
+};
+
+/* The rows' labels that are not fields. */
+static const char *const table_labels[] = {
+	"queue", "queue_duration", "work_duration", "ready_by_priority",
+	"shutting_down",
+};
+
+static int digits(unsigned long long v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static void max_width(int *w, int n)
+{
+	if (n > *w)
+		*w = n;
+}
+
+static void table_widths(struct table_width *w, unsigned int n,
+			 const struct kwq_stats_args *sts)
+{
+	unsigned int i, q;
+	int b;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < ARRAY_SIZE(table_labels); i++)
+		max_width(&w->label, (int)strlen(table_labels[i]));
+	for (i = 0; i < NFIELDS; i++)
+		max_width(&w->label, (int)strlen(stat_fields[i].name));
+	for (q = 0; q < n; q++) {
+		for (i = 0; i < NFIELDS; i++)
+			max_width(&w->value, digits(FIELD(&sts[q], &stat_fields[i])));
+		for (b = 0; b < KWQ_STATS_BUCKETS; b++) {
+			max_width(&w->bucket, digits(sts[q].queue_duration.le[b]));
+			max_width(&w->bucket, digits(sts[q].work_duration.le[b]));
+		}
+	}
+}
+
+static void print_table_hist(FILE *f, const struct table_width *w,
+			     const char *name, const struct kwq_stats_hist *h)
 {
 	int i;
 
-	fprintf(f, "%-24s count %llu, sum ", name, (unsigned long long)h->count);
+	fprintf(f, "%-*s count %llu, sum ", w->label, name,
+		(unsigned long long)h->count);
 	kwq_metrics_seconds(kwq_metrics_stdio, f, h->sum_ns);
 	for (i = 0; i < KWQ_STATS_BUCKETS; i++)
-		fprintf(f, "%-24s le %-6s %llu\n", "", kwq_metrics_le[i],
+		fprintf(f, "%-*s le %-6s %*llu\n", w->label, "",
+			kwq_metrics_le[i], w->bucket,
 			(unsigned long long)h->le[i]);
 }
 
-static void print_table(FILE *f, const char *q, const struct kwq_stats_args *st)
+static void print_table(FILE *f, const struct table_width *w, const char *q,
+			const struct kwq_stats_args *st)
 {
 	unsigned int i;
 
-	fprintf(f, "%-24s %s\n", "queue", q);
+	fprintf(f, "%-*s %s\n", w->label, "queue", q);
 	for (i = 0; i < NFIELDS; i++)
-		fprintf(f, "%-24s %llu\n", stat_fields[i].name,
-			(unsigned long long)FIELD(st, &stat_fields[i]));
-	print_table_hist(f, "queue_duration", &st->queue_duration);
-	print_table_hist(f, "work_duration", &st->work_duration);
+		fprintf(f, "%-*s %*llu\n", w->label, stat_fields[i].name,
+			w->value, (unsigned long long)FIELD(st, &stat_fields[i]));
+	print_table_hist(f, w, "queue_duration", &st->queue_duration);
+	print_table_hist(f, w, "work_duration", &st->work_duration);
 	for (i = 0; i < st->nr_prios && i < KWQ_STATS_PRIOS; i++)
-		fprintf(f, "%-24s priority %d: %llu\n", "ready_by_priority",
-			st->prios[i].priority,
+		fprintf(f, "%-*s priority %d: %llu\n", w->label,
+			"ready_by_priority", st->prios[i].priority,
 			(unsigned long long)st->prios[i].len);
 	if (st->prios_other)
-		fprintf(f, "%-24s other: %llu\n", "ready_by_priority",
+		fprintf(f, "%-*s other: %llu\n", w->label, "ready_by_priority",
 			(unsigned long long)st->prios_other);
-	fprintf(f, "%-24s %s\n", "shutting_down", st->shutting_down ? "yes" : "no");
+	fprintf(f, "%-*s %s\n", w->label, "shutting_down",
+		st->shutting_down ? "yes" : "no");
 }
 
 enum { STATS_JSON, STATS_PROMETHEUS, STATS_ALL, STATS_OUTPUT, STATS_NR_OPTS };
@@ -166,12 +225,14 @@ static void print_stats(FILE *f, int fmt, unsigned int n,
 			const char *const *names,
 			const struct kwq_stats_args *sts)
 {
+	struct table_width w;
 	unsigned int i;
 
 	if (fmt == STATS_PROMETHEUS) {
 		kwq_metrics_render_all(kwq_metrics_stdio, f, n, names, sts);
 		return;
 	}
+	table_widths(&w, n, sts);
 	for (i = 0; i < n; i++) {
 		if (fmt == STATS_JSON) {
 			print_json(f, names[i], &sts[i]);
@@ -179,7 +240,7 @@ static void print_stats(FILE *f, int fmt, unsigned int n,
 		}
 		if (i)
 			fputc('\n', f);
-		print_table(f, names[i], &sts[i]);
+		print_table(f, &w, names[i], &sts[i]);
 	}
 }
 

@@ -756,7 +756,8 @@ KWQ_PUBLIC int kwq_info_next(const void *buf, size_t used, size_t *off,
 static const struct {
 	const char *name;
 	uint64_t ns;
-} kwq_units[] = {	/* largest first, for formatting */
+} kwq_units[] = {	/* largest first, for formatting (which stops at h) */
+	{ "d", 86400000000000ULL },
 	{ "h", 3600000000000ULL },
 	{ "m", 60000000000ULL },
 	{ "s", 1000000000ULL },
@@ -814,7 +815,8 @@ KWQ_PUBLIC int kwq_format_duration(char *buf, size_t size, uint64_t ns)
 
 	if (ns == 0)
 		return snprintf(buf, size, "0");
-	for (i = 0; i < sizeof(kwq_units) / sizeof(kwq_units[0]); i++)
+	/* From h down: "48h", as durations were always printed, not "2d". */
+	for (i = 1; i < sizeof(kwq_units) / sizeof(kwq_units[0]); i++)
 		if (ns % kwq_units[i].ns == 0)
 			break;
 	return snprintf(buf, size, "%" PRIu64 "%s", ns / kwq_units[i].ns,

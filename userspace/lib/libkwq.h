@@ -487,14 +487,14 @@ unsigned int kwq_state_parse(const char *name);
 /* --- parsing and formatting (no device) ------------------------------- */
 
 /*
- * Parse a duration: a non-negative integer followed by ns, us, ms, s, m
- * or h; a bare "0" is allowed. At most INT64_MAX ns. 0 or -1/EINVAL
- * (-1/ERANGE on overflow).
+ * Parse a duration: a non-negative integer followed by ns, us, ms, s, m,
+ * h or d (24 h); a bare "0" is allowed. At most INT64_MAX ns. 0 or
+ * -1/EINVAL (-1/ERANGE on overflow).
  */
 int kwq_parse_duration(const char *s, uint64_t *ns);
 /*
- * Format @ns with the largest unit dividing it exactly ("5ms", "1s",
- * "90s" -> "90s", "0" for zero). Returns the length snprintf() would.
+ * Format @ns with the largest unit up to h dividing it exactly ("5ms",
+ * "1s", "90s" -> "90s", "48h", "0" for zero). Returns the length snprintf() would.
  */
 int kwq_format_duration(char *buf, size_t size, uint64_t ns);
 /*

@@ -67,6 +67,33 @@ err_has() {
 		failed=$((failed + 1))
 	fi
 }
+# Ranges checked before the kernel is asked: usage errors (exit 2) that
+# name the queue, the option and the range (uapi's constants).
+check create_processing_timeout_below_min 2 "$K" -d /nonexistent/kwq create q --processing-timeout 500us
+err_has create_processing_timeout_range_named \
+	"kwqctl: create: queue q: --processing-timeout 500us out of range (1ms..365d, 0: none) (see kwqctl create --help)"
+check create_processing_timeout_above_max 2 "$K" -d /nonexistent/kwq create q --processing-timeout 366d
+check create_max_dead_without_max_retries 2 "$K" -d /nonexistent/kwq create q --max-dead 5
+err_has create_max_dead_needs_max_retries_named \
+	"kwqctl: create: queue q: --max-dead 5 needs --max-retries 1..1000000 (a dead set) (see kwqctl create --help)"
+check create_max_dead_over_max 2 "$K" create q --max-retries 1 --max-dead 1048577
+err_has create_max_dead_range_named "kwqctl: create: bad --max-dead '1048577' (0..1048576) .*"
+check touch_processing_timeout_below_min 2 "$K" -d /nonexistent/kwq touch q --processing-timeout 999us k
+err_has touch_processing_timeout_range_named \
+	"kwqctl: touch: queue q: --processing-timeout 999us out of range (1ms..365d, 0: the queue's, none: no deadline) .*"
+# touch --processing-timeout 0 is the queue's timeout: it reaches the
+# device (missing here: exit 1).
+check touch_processing_timeout_zero_taken 1 "$K" -d /nonexistent/kwq touch q --processing-timeout 0 k
+check get_processing_timeout_above_max 2 "$K" -d /nonexistent/kwq get q --processing-timeout 8761h
+err_has get_processing_timeout_range_named \
+	"kwqctl: get: queue q: --processing-timeout 8761h out of range (1ms..365d, 0: the queue's, none: no deadline) .*"
+check get_processing_timeout_none_taken 1 "$K" -d /nonexistent/kwq get q --processing-timeout none
+# Durations in days.
+check add_after_days_taken 1 "$K" -d /nonexistent/kwq add q --after 2d k
+"$K" --help >/tmp/hk.help.$$
+check help_dur_names_days 0 grep -q 'ns, us, ms, s, m, h or d' /tmp/hk.help.$$
+"$K" inspect --help >/tmp/hk.help.$$
+check help_inspect_names_timeout 0 grep -q 'timeout= (processing' /tmp/hk.help.$$
 batch batch_help_lines 0 '# a comment
 
   len --help   # then a comment
@@ -109,7 +136,8 @@ check completion_commands 0 test "$(comp "$K ")" = \
 	"create destroy list add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge batch"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
 	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --exist-ok --help"
-check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = "--timeout -n --help"
+check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = \
+	"--timeout -n --processing-timeout --help"
 check completion_touch_options 0 test "$(comp "$K touch q --")" = "--processing-timeout --help"
 check completion_touch_no_option_value 0 test "$(comp "$K touch q --processing-timeout ")" = ""
 check completion_no_option_value 0 test "$(comp "$K add q --after ")" = ""

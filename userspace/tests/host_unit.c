@@ -87,7 +87,7 @@ static void spec_bad(const char *s)
 
 int main(void)
 {
-	ktap_suite("kwq_host_unit", 61);
+	ktap_suite("kwq_host_unit", 65);
 
 	/* durations */
 	dur_ok("0", 0);
@@ -98,6 +98,8 @@ int main(void)
 	dur_ok("1s", 1000000000ULL);
 	dur_ok("2m", 120000000000ULL);
 	dur_ok("1h", 3600000000000ULL);
+	dur_ok("365d", 365ULL * 86400000000000ULL);
+	dur_ok("1d", 86400000000000ULL);
 	dur_ok("9223372036854775807ns", INT64_MAX);
 	dur_bad("", EINVAL);
 	dur_bad("5", EINVAL);
@@ -109,6 +111,7 @@ int main(void)
 	dur_bad("5S", EINVAL);
 	dur_bad("9223372036854775808ns", ERANGE);
 	dur_bad("2562048h", ERANGE);
+	dur_bad("106752d", ERANGE);
 	dur_bad("99999999999999999999999s", ERANGE);
 
 	fmt(0, "0");
@@ -119,6 +122,7 @@ int main(void)
 	fmt(60000000000ULL, "1m");
 	fmt(90000000000ULL, "90s");
 	fmt(3600000000000ULL, "1h");
+	fmt(86400000000000ULL, "24h");
 	fmt(1001000, "1001us");
 	fmt(1000000000000ULL, "1000s");
 

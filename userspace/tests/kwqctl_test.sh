@@ -9,7 +9,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 108 150
+ktap_begin kwq_kwqctl 124 180
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -139,6 +139,8 @@ for s in exp fs max b d; do $K destroy $Q-$s; done
 # --- item cap, stats ---------------------------------------------------
 $K create $Q-cap --max-items 1 --mode 0644
 err_is max_items_enospc 1 ENOSPC $K add $Q-cap a b
+grep -qx "kwqctl: add: queue $Q-cap: key b (the queue's --max-items, 1, reached): .* (ENOSPC)" $T/err &&
+	pass max_items_message_names_queue_key_cap || fail max_items_message_names_queue_key_cap "$(cat $T/err)"
 out_is cap_kept_first 1 $K len $Q-cap
 run $K stats $Q-cap
 grep -q '^len  *1$' $T/out && grep -q '^shutting_down  *no$' $T/out && pass stats_table ||
@@ -419,7 +421,8 @@ grep -q '"processing_timeouts_total":0' $T/out && grep -q '"processing":0' $T/ou
 $K shutdown $W --drain
 wait $wpid
 $K destroy $W
-rc_is create_bad_processing_timeout 1 $K create $W --processing-timeout 1us
+# Out of range: a usage error naming the range, before the kernel is asked.
+rc_is create_bad_processing_timeout 2 $K create $W --processing-timeout 1us
 
 # --- touch: the deadline of keys taken by get, from the shell -----------
 # "kept" is touched 1 h ahead well before its 3 s deadline and "freed"
@@ -480,7 +483,7 @@ out_is batch_from_stdin 1 sh -c "printf '%s\n' 'create $Q-B3' 'add $Q-B3 \"k 1\"
 printf '%s\n' "create $Q-B4" "# a comment" "" "add $Q-B4 k" "done $Q-B4 k" "add $Q-B4 m" \
 	"destroy $Q-B4" >$T/B4
 run $K batch $T/B4
-if [ "$rc" = 1 ] && [ "$(cat $T/err)" = "kwqctl: done: key k: No such file or directory (ENOENT)
+if [ "$rc" = 1 ] && [ "$(cat $T/err)" = "kwqctl: done: queue $Q-B4: key k: No such file or directory (ENOENT)
 kwqctl: batch: $T/B4:5: 'done' failed (exit status 1), stopped" ]; then pass batch_stops_at_failing_line
 else fail batch_stops_at_failing_line "exit $rc: $(cat $T/err)"; fi
 out_is batch_stopped_before_next_line 1 $K len $Q-B4
@@ -528,6 +531,95 @@ if [ "$rc" = 2 ] && grep -q "key of 1025 bytes is too long (keys are 1..1024 byt
 	[ "$($K len $L)" = 0 ]; then pass add_1025_byte_key_usage_names_length
 else fail add_1025_byte_key_usage_names_length "exit $rc: $(cut -c1-120 $T/err)"; fi
 $K destroy $L
+
+# --- an operator's view: dead keys, big batches, days, deadlines ------
+# A rate-limited add that uses up max-retries says the key is dead (stdout
+# "KEY dead", stderr why and how to revive it), not a delay of 2^64-1 ns.
+Z=$Q-plain
+$K create $Z --max-retries 1 --limiter exponential:1ms:1ms
+run $K add-rate-limited $Z k k
+if [ "$rc" = 0 ] && [ "$(cat $T/out)" = "k 1ms${nl}k dead" ]; then pass add_rate_limited_prints_dead
+else fail add_rate_limited_prints_dead "exit $rc, stdout '$(cat $T/out)'"; fi
+if [ "$(cat $T/err)" = "kwqctl: add-rate-limited: queue $Z: key k: dead after 2 failures (max-retries 1); kwqctl revive $Z k requeues it" ]; then
+	pass add_rate_limited_dead_message_names_queue_key_limit
+else fail add_rate_limited_dead_message_names_queue_key_limit "stderr '$(cat $T/err)'"; fi
+$K destroy $Z
+# More keys than one call takes (KWQ_BATCH_MAX, 4096): several calls.
+$K create $Z
+seq 1 5000 | sed 's/^/b/' >$T/keys
+# shellcheck disable=SC2046 # a word a key
+run $K add $Z $(cat $T/keys)
+if [ "$rc" = 0 ] && [ "$($K len $Z)" = 5000 ]; then pass add_5000_keys_in_chunks
+else fail add_5000_keys_in_chunks "exit $rc, len $($K len $Z): $(cat $T/err)"; fi
+$K get $Z -n 5000 --timeout 5s >/dev/null
+# shellcheck disable=SC2046 # a word a key
+run $K done $Z $(cat $T/keys)
+run2=$rc
+run $K stats $Z --json
+if [ "$run2" = 0 ] && grep -q '"processing":0,' $T/out; then pass done_5000_keys_in_chunks
+else fail done_5000_keys_in_chunks "exit $run2: $(cat $T/out)"; fi
+# The stats table's columns hold a long name (processing_timeouts_total)
+# and counters of 4 digits (adds_total 5000) beside 1-digit ones: every
+# counter's row is as long as the others, its number right-aligned.
+run $K stats $Z
+widths=$(grep -E '^[a-z_]+ +[0-9]+$' $T/out | awk '{ print length($0) }' | sort -u)
+if [ "$rc" = 0 ] && [ "$(grep -cE '^[a-z_]+ +[0-9]+$' $T/out)" -ge 16 ] &&
+	[ "$(echo "$widths" | wc -l)" = 1 ] && grep -q '^adds_total  *5000$' $T/out; then
+	pass stats_table_columns_aligned
+else fail stats_table_columns_aligned "row widths $(echo $widths): $(cat $T/out)"; fi
+$K destroy $Z
+# --max-items over the module's max_items_per_queue (a parameter, so the
+# kernel's EINVAL): the message names the parameter and its value.
+run $K create $Z --max-items 4000000
+if [ "$rc" = 1 ] && grep -qx "kwqctl: create: queue $Z: --max-items 4000000 over the module's max_items_per_queue, $(cat /sys/module/kwq/parameters/max_items_per_queue): .* (EINVAL)" $T/err; then
+	pass create_max_items_over_module_cap_named
+else fail create_max_items_over_module_cap_named "exit $rc: $(cat $T/err)"; fi
+# Durations in days: the processing timeout's bound is 365d.
+rc_is create_processing_timeout_365d 0 $K create $Z --processing-timeout 365d
+$K destroy $Z
+# touch --processing-timeout 0: the queue's timeout from now (as the
+# kernel's TOUCH takes 0), here 2s after a touch of 1h.
+$K create $Z --processing-timeout 2s
+$K add $Z t
+$K get $Z >/dev/null
+$K touch $Z --processing-timeout 1h t
+rc_is touch_zero_is_queue_timeout 0 $K touch $Z --processing-timeout 0 t
+run $K inspect $Z t
+grep -q '^t processing .* timeout=[0-2]\.[0-9]*s' $T/out && pass touch_zero_deadline_is_queue_timeout ||
+	fail touch_zero_deadline_is_queue_timeout "$(cat $T/out)"
+$K destroy $Z
+# get --processing-timeout: the keys' deadline, from the get; none: no
+# deadline on a queue that has one.
+$K create $Z --processing-timeout 2s
+$K add $Z g1 g2
+run $K get $Z --processing-timeout 1h
+run $K inspect $Z g1
+grep -q '^g1 processing .* timeout=35[0-9][0-9]\.[0-9]*s' $T/out && pass get_processing_timeout_sets_deadline ||
+	fail get_processing_timeout_sets_deadline "$(cat $T/out) $(cat $T/err)"
+run $K get $Z --processing-timeout none
+run $K inspect $Z g2
+if grep -q '^g2 processing ' $T/out && ! grep -q 'timeout=' $T/out; then pass get_processing_timeout_none
+else fail get_processing_timeout_none "$(cat $T/out)"; fi
+$K destroy $Z
+# A shell worker that lost its key at the deadline (kwqctl.rst, "A lost
+# deadline"): its done is ENOENT while the key waits again; once another
+# get took it, the done finishes the new holder's key. inspect's since=
+# tells them apart: the new holder has held it less long (under 1 s here)
+# than the first worker has been at it (2 s).
+$K create $Z --processing-timeout 300ms --limiter exponential:1ms:1ms
+$K add $Z lost
+$K get $Z >/dev/null
+sleep 2
+stats_until '"processing_timeouts_total":1,' $Z
+err_is done_after_lost_deadline_enoent 1 ENOENT $K done $Z lost
+$K get $Z --timeout 5s --processing-timeout 1h >/dev/null
+run $K inspect $Z lost
+since=$(sed -n 's/.* since=\([0-9]*\)\..*/\1/p' $T/out)
+if grep -q '^lost processing ' $T/out && [ "${since:-0}" -lt 2 ]; then pass inspect_since_tells_new_holder
+else fail inspect_since_tells_new_holder "$(cat $T/out)"; fi
+rc_is done_after_lost_deadline_finishes_new_holder 0 $K done $Z lost
+err_is new_holder_done_enoent 1 ENOENT $K done $Z lost
+$K destroy $Z
 
 # --- usage and help ----------------------------------------------------
 rc_is help_global 0 $K --help
