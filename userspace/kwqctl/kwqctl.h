@@ -153,7 +153,7 @@ int on_queue(const struct cmd_ctx *ctx, const char *queue,
 	     int (*op)(int fd, void *arg), void *arg);
 
 /* The commands and their option tables, by file. */
-cmd_fn cmd_create, cmd_destroy, cmd_list, cmd_shutdown;	/* queue.c */
+cmd_fn cmd_create, cmd_destroy, cmd_list, cmd_info, cmd_shutdown;	/* queue.c */
 extern const struct cmd_opt create_opts[], shutdown_opts[];
 cmd_fn cmd_add, cmd_add_rate_limited, cmd_forget, cmd_remove;	/* keys.c */
 cmd_fn cmd_done, cmd_requeues, cmd_len, cmd_get, cmd_touch;

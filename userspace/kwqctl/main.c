@@ -19,6 +19,12 @@ static const struct cmd commands[] = {
 	  .desc = "Destroy a queue.\n" },
 	{ .name = "list", .fn = cmd_list, .usage = "",
 	  .desc = "Print the queue names, one per line.\n" },
+	{ .name = "info", .fn = cmd_info, .usage = "QUEUE",
+	  .desc = "Print the options the queue was created with, a line each, named\n"
+		  "as create's (0: none or no cap; limiter default: the kernel's\n"
+		  "exponential:5ms:1000s + bucket:10:100; max-dead 0 of a dead set:\n"
+		  STR(KWQ_DEFAULT_MAX_DEAD) "), and whether it is ephemeral (destroyed with its\n"
+		  "last fd). A queue a kernel module published has none to tell.\n" },
 	{ .name = "add", .fn = cmd_add,
 	  .usage = "QUEUE [--after DUR [--replace|--later]] [--priority N] KEY...",
 	  .desc = "Add keys: one call for up to " STR(KWQ_BATCH_MAX) ", the most the kernel takes\n"

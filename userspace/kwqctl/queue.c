@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kwqctl: the commands on whole queues: create, destroy, list and
+ * kwqctl: the commands on whole queues: create, destroy, list, info and
  * shutdown.
  */
 #include <errno.h>
@@ -39,8 +39,9 @@ const struct cmd_opt create_opts[] = {
 		"a key processing longer is taken back and requeued\n"
 		"as a failure (1ms..365d; default 0: never)" },
 	[CREATE_EXIST_OK] = { "exist-ok", 0, NULL,
-		"succeed if the queue exists: a restart's create\n"
-		"(its options stay the creator's, not compared)" },
+		"succeed if the queue exists with these options (a\n"
+		"restart's create); one made with others is an error\n"
+		"naming them (`kwqctl info` prints a queue's)" },
 	[CREATE_NR_OPTS] = { NULL, 0, NULL, NULL },
 };
 
@@ -122,17 +123,104 @@ static int create_opt(void *st, int opt, const char *val)
 	return -1;
 }
 
+/*
+ * @o as its queue behaves: mode 0 is 0600, no limiter the default pair,
+ * max_dead 0 of a dead set KWQ_DEFAULT_MAX_DEAD, none without one.
+ */
+static void opts_normalize(struct kwq_queue_opts *o)
+{
+	if (!o->mode)
+		o->mode = 0600;
+	if (!o->nr_limits)
+		kwq_parse_limiter("default", o);
+	if (!o->max_retries)
+		o->max_dead = 0;
+	else if (!o->max_dead)
+		o->max_dead = KWQ_DEFAULT_MAX_DEAD;
+}
+
+static void limiters_format(char *buf, size_t size,
+			    const struct kwq_queue_opts *o)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < o->nr_limits && n < size; i++) {
+		n += snprintf(buf + n, size - n, "%s", i ? " + " : "");
+		if (n < size)
+			n += kwq_format_limiter(buf + n, size - n, &o->limits[i]);
+	}
+}
+
+/*
+ * --exist-ok found the queue: its options (KWQ_IOC_INFO) against @want,
+ * as kwq.New compares them. 0 if they match (or the kernel cannot tell:
+ * ENOTTY, a published queue), else -1 after naming each that differs.
+ */
+static int create_compare(int fd, const char *queue,
+			  const struct kwq_queue_opts *want)
+{
+	struct kwq_queue_opts w = *want, g;
+	char a[160], b[160];
+	int bad = 0;
+
+	if (kwq_queue_info(fd, &g, NULL) < 0) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP)
+			return 0;
+		err_errno(errno, "queue %s: its options", queue);
+		return -1;
+	}
+	opts_normalize(&w);
+	opts_normalize(&g);
+#define DIFF(cond, fmt, ...) do {					\
+		if (cond) {						\
+			err_msg("queue %s exists with " fmt, queue, __VA_ARGS__); \
+			bad = 1;					\
+		}							\
+	} while (0)
+	DIFF(w.mode != g.mode, "--mode %04o, not %04o", g.mode, w.mode);
+	DIFF(w.max_items != g.max_items, "--max-items %u, not %u",
+	     g.max_items, w.max_items);
+	format_dur(a, sizeof(a), g.max_wait_ns);
+	format_dur(b, sizeof(b), w.max_wait_ns);
+	DIFF(w.max_wait_ns != g.max_wait_ns, "--max-wait %s, not %s", a, b);
+	format_dur(a, sizeof(a), g.processing_timeout_ns);
+	format_dur(b, sizeof(b), w.processing_timeout_ns);
+	DIFF(w.processing_timeout_ns != g.processing_timeout_ns,
+	     "--processing-timeout %s, not %s", a, b);
+	DIFF(w.max_retries != g.max_retries, "--max-retries %u, not %u",
+	     g.max_retries, w.max_retries);
+	DIFF(w.max_dead != g.max_dead, "--max-dead %u, not %u",
+	     g.max_dead, w.max_dead);
+	limiters_format(a, sizeof(a), &g);
+	limiters_format(b, sizeof(b), &w);
+	DIFF(w.nr_limits != g.nr_limits ||
+	     memcmp(w.limits, g.limits, w.nr_limits * sizeof(w.limits[0])),
+	     "limiters %s, not %s", a, b);
+#undef DIFF
+	if (bad)
+		err_msg("queue %s: not opened as asked (kwqctl info %s; destroy it to start over)",
+			queue, queue);
+	return bad ? -1 : 0;
+}
+
 /* Create (@opts) or destroy (@opts NULL) the queue named by pos[0]. */
 static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
 			     const struct kwq_queue_opts *opts, bool exist_ok)
 {
-	int fd = open_dev(ctx), rc = EX_OK;
+	int fd = open_dev(ctx), rc = EX_OK, ret;
 	unsigned long cap;
 
 	if (fd < 0)
 		return EX_ERR;
-	if ((opts ? kwq_create(fd, queue, opts) : kwq_destroy(fd, queue)) < 0 &&
-	    !(exist_ok && errno == EEXIST)) {
+	if (!opts)
+		ret = kwq_destroy(fd, queue);
+	else if (exist_ok)
+		ret = kwq_create_or_open(fd, queue, opts, 0);
+	else
+		ret = kwq_create(fd, queue, opts);
+	if (ret < 0) {
 		cap = errno == EINVAL && opts ?
 		      module_param("max_items_per_queue") : 0;
 		if (cap && opts->max_items > cap)
@@ -141,6 +229,9 @@ static int create_or_destroy(const struct cmd_ctx *ctx, const char *queue,
 				  "the module's max_items_per_queue", cap);
 		else
 			err_errno(errno, "queue %s", queue);
+		rc = EX_ERR;
+	} else if (opts && exist_ok && ret == 0 &&
+		   create_compare(fd, queue, opts)) {
 		rc = EX_ERR;
 	}
 	close(fd);
@@ -191,6 +282,49 @@ int cmd_list(const struct cmd_ctx *ctx, int argc, char **argv)
 	for (i = 0; i < ql.nr; i++)
 		printf("%.*s\n", KWQ_NAME_LEN, ql.names[i]);
 	free(ql.names);
+	return EX_OK;
+}
+
+/* The options queue @queue was created with, as create takes them. */
+int cmd_info(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct kwq_queue_opts o;
+	unsigned int flags, i;
+	struct cmd_args a;
+	char buf[64];
+	int fd;
+
+	if (cmd_parse(ctx, argc, argv, NULL, NULL, &a))
+		return a.rc;
+	fd = attach(ctx, a.pos[0]);
+	if (fd < 0)
+		return EX_ERR;
+	if (kwq_queue_info(fd, &o, &flags) < 0) {
+		if (errno == EOPNOTSUPP)
+			err_errno(errno, "queue %s: %s", a.pos[0],
+				  "published by a kernel module, which chose its options");
+		else
+			err_errno(errno, "queue %s", a.pos[0]);
+		close(fd);
+		return EX_ERR;
+	}
+	close(fd);
+	printf("%-19s %04o\n", "mode", o.mode);
+	if (!o.nr_limits)
+		printf("%-19s default\n", "limiter");
+	for (i = 0; i < o.nr_limits; i++) {
+		kwq_format_limiter(buf, sizeof(buf), &o.limits[i]);
+		printf("%-19s %s\n", "limiter", buf);
+	}
+	format_dur(buf, sizeof(buf), o.max_wait_ns);
+	printf("%-19s %s\n", "max-wait", buf);
+	printf("%-19s %u\n", "max-items", o.max_items);
+	format_dur(buf, sizeof(buf), o.processing_timeout_ns);
+	printf("%-19s %s\n", "processing-timeout", buf);
+	printf("%-19s %u\n", "max-retries", o.max_retries);
+	printf("%-19s %u\n", "max-dead", o.max_dead);
+	printf("%-19s %s\n", "ephemeral",
+	       flags & KWQ_CREATE_EPHEMERAL ? "yes" : "no");
 	return EX_OK;
 }
 

@@ -133,7 +133,7 @@ comp() {
 		_ "$COMPLETION" "$1"
 }
 check completion_commands 0 test "$(comp "$K ")" = \
-	"create destroy list add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge batch"
+	"create destroy list info add add-rate-limited forget requeues remove len get done touch shutdown stats work inspect dead revive purge batch"
 check completion_create_options 0 test "$(comp "$K create q --")" = \
 	"--limiter --max-wait --max-items --mode --processing-timeout --max-retries --max-dead --exist-ok --help"
 check completion_get_options 0 test "$(comp "$K -d /nonexistent get q -")" = \

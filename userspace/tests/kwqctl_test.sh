@@ -9,7 +9,7 @@ K=${KWQCTL:-kwqctl}
 T=/tmp/kwqctl-test.$$
 mkdir -p $T
 . "$(dirname "$0")/ktap.sh"
-ktap_begin kwq_kwqctl 124 180
+ktap_begin kwq_kwqctl 129 180
 
 # run CMD...: stdout to $T/out, stderr to $T/err, status in $rc
 run() { "$@" >$T/out 2>$T/err; rc=$?; }
@@ -63,7 +63,38 @@ Q=ctl-$$
 # --- create, list, add, len, get, done ------------------------------
 rc_is create 0 $K create $Q
 err_is create_existing_eexist 1 EEXIST $K create $Q
-rc_is create_existing_exist_ok 0 $K create $Q --exist-ok --max-items 7
+rc_is create_existing_exist_ok 0 $K create $Q --exist-ok
+# --exist-ok compares the options (KWQ_IOC_INFO), as kwq.New does.
+run $K create $Q --exist-ok --max-items 7 --mode 0640
+if [ $rc = 1 ] && grep -q "^kwqctl: .*queue $Q exists with --mode 0600, not 0640" $T/err &&
+	grep -q "queue $Q exists with --max-items 0, not 7" $T/err &&
+	grep -q "kwqctl info $Q" $T/err; then
+	pass create_exist_ok_other_options_named
+else
+	fail create_exist_ok_other_options_named "exit $rc; stderr: $(cat $T/err)"
+fi
+rc_is create_exist_ok_explicit_defaults_match 0 $K create $Q --exist-ok \
+	--mode 0600 --limiter exponential:5ms:1000s --limiter bucket:10:100
+out_is info_defaults "mode                0600
+limiter             default
+max-wait            0
+max-items           0
+processing-timeout  0
+max-retries         0
+max-dead            0
+ephemeral           no" $K info $Q
+out_is info_options "mode                0640
+limiter             fastslow:10ms:1s:3
+limiter             bucket:0.5:5
+max-wait            90s
+max-items           7
+processing-timeout  2m
+max-retries         4
+max-dead            9
+ephemeral           no" sh -c "$K create $Q-info --mode 0640 --limiter fastslow:10ms:1s:3 \
+	--limiter bucket:0.5:5 --max-wait 90s --max-items 7 --processing-timeout 2m \
+	--max-retries 4 --max-dead 9 && $K info $Q-info && $K destroy $Q-info"
+err_is info_missing_enoent 1 ENOENT $K info $Q-none
 run $K list
 if [ $rc = 0 ] && grep -qx "$Q" $T/out; then pass list; else fail list "exit $rc: $(cat $T/out)"; fi
 rc_is add_three 0 $K add $Q a b c
