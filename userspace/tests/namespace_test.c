@@ -569,7 +569,7 @@ static void get_result(pid_t pid, int *p, int *e, long long *ms)
 	kt_wait(pid);
 }
 
-#define EXAMPLE_CASES	26
+#define EXAMPLE_CASES	27
 
 static void example_module(void)
 {
@@ -676,6 +676,10 @@ static void example_module(void)
 	fd2 = attach(EXNAME);
 	ktap_check(example_idle(fd, 50), "published_queue_usable",
 		   "stats: %s", kt_ename(errno));
+	/* A module's queue has no CREATE arguments to tell. */
+	e = kwq_queue_info(fd, NULL, NULL) ? errno : 0;
+	ktap_check(e == EOPNOTSUPP, "published_info_eopnotsupp", "info: %s",
+		   kt_ename(e));
 	get_blocked(fd, &pid, p);
 	kt_sleep_ms(300);
 	kt_write_file(PUBPARAM, "0");
