@@ -99,6 +99,8 @@ type Queue struct {
 	name string
 	// ring is the fd's shared ring, nil without one (ring.go).
 	ring *ring
+	// spare is a record buffer kept for the worker loop's next call.
+	spare atomic.Pointer[recBuf]
 	// leasing: single-key gets take lease slots (KWQ_GO_LEASES=1).
 	leasing bool
 	// w is the keys taken and the goroutines waiting for keys (wait.go).
@@ -454,6 +456,22 @@ func getBuf() *recBuf {
 func putBuf(rb *recBuf) {
 	if cap(rb.b) <= 1<<20 {
 		bufPool.Put(rb)
+	}
+}
+
+// getBufQ is getBuf from q's own spare first: the worker loop's calls
+// (doneGetIoctl, fetch) then skip the pool's per-P bookkeeping.
+func (q *Queue) getBufQ() *recBuf {
+	if rb := q.spare.Swap(nil); rb != nil {
+		rb.b = rb.b[:0]
+		return rb
+	}
+	return getBuf()
+}
+
+func (q *Queue) putBufQ(rb *recBuf) {
+	if cap(rb.b) > 1<<20 || !q.spare.CompareAndSwap(nil, rb) {
+		putBuf(rb)
 	}
 }
 
@@ -871,7 +889,7 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 			return nil, q.err("done", k, err)
 		}
 	}
-	if err := q.finishFirst(done, max); err != nil {
+	if err := q.finishFirst(done, max, nil); err != nil {
 		return nil, err
 	}
 	if q.shut.Load() != 0 {
@@ -886,9 +904,9 @@ func (q *Queue) DoneGet(done []string, max int, timeout time.Duration) ([]string
 
 // finishFirst finishes a worker cycle's done keys (DoneGet, DoneGetOne):
 // through their ring leases in the same system call as a get of up to max
-// keys when all are ring leases, else by ioctl. The error names the key
-// that failed, with op "done-get".
-func (q *Queue) finishFirst(done []string, max int) error {
+// keys when all are ring leases, else by ioctl (got: as doneGetIoctl's
+// one). The error names the key that failed, with op "done-get".
+func (q *Queue) finishFirst(done []string, max int, got *taken) error {
 	if len(done) == 0 {
 		return nil
 	}
@@ -916,7 +934,7 @@ func (q *Queue) finishFirst(done []string, max int) error {
 	case leased == 0 && (!q.leasing || max > 1) && q.shut.Load() == 0:
 		// A batch's cycle is one DONE_GET ioctl: cheaper than 64
 		// DONE_LEASE records and 64 lease slots (go.rst, "Measured").
-		n, err = q.doneGetIoctl(done, max)
+		n, err = q.doneGetIoctl(done, max, got)
 	default:
 		var k string
 		if n, k, err = q.finishKeys(done); err != nil {
@@ -967,12 +985,13 @@ func (q *Queue) finishKeys(keys []string) (int, string, error) {
 }
 
 // doneGetIoctl finishes done and takes up to max ready keys (into
-// q.w.held) in one KWQ_IOC_DONE_GET that does not wait: the worker
+// q.w.held; with one not nil, the oldest key listed into *one instead:
+// pushKeysOne) in one KWQ_IOC_DONE_GET that does not wait: the worker
 // cycle without a ring. Returns how many keys were finished and the
 // error of the done part (the get's EAGAIN is none).
-func (q *Queue) doneGetIoctl(done []string, max int) (int, error) {
-	rb := getBuf()
-	defer putBuf(rb)
+func (q *Queue) doneGetIoctl(done []string, max int, one *taken) (int, error) {
+	rb := q.getBufQ()
+	defer q.putBufQ(rb)
 	for _, k := range done {
 		rb.b = appendRec(rb.b, k, 0)
 	}
@@ -994,9 +1013,9 @@ func (q *Queue) doneGetIoctl(done []string, max int) (int, error) {
 	if n < len(done) {
 		return n, err
 	}
-	var one [1]string
-	keys, perr := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), one[:0])
-	q.w.pushKeys(keys)
+	var buf [1]string
+	keys, perr := parseRecs(rb.b[dl:dl+int(a.Get.Used)], int(a.Get.Nr), buf[:0])
+	q.w.pushKeysOne(keys, one)
 	if perr != nil {
 		q.onError(q.err("get", "", perr))
 	}
@@ -1060,17 +1079,25 @@ func (q *Queue) DoneGetOne(done string, timeout time.Duration) (string, error) {
 	if err := q.enter(op, done); err != nil {
 		return "", err
 	}
+	var got taken // the key the done's get took, handed straight on
 	if done != "" {
 		if err := validKey(done); err != nil {
 			return "", q.err("done", done, err)
 		}
 		one := [1]string{done}
-		if err := q.finishFirst(one[:], 1); err != nil {
+		if err := q.finishFirst(one[:], 1, &got); err != nil {
 			return "", err
 		}
 	}
 	if q.shut.Load() != 0 {
+		if got.key != "" {
+			// As if taken for the list: ShutDown gives it back.
+			q.w.pushKeys([]string{got.key})
+		}
 		return "", q.err("get", "", unix.ESHUTDOWN)
+	}
+	if got.key != "" {
+		return q.handOutOne(got), nil
 	}
 	var buf [1]taken
 	ts, err := q.takeKeys(buf[:0], 1, timeout)

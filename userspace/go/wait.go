@@ -54,14 +54,35 @@ type waitState struct {
 
 // pushKeys queues keys taken by ioctl and wakes the waiting goroutines.
 func (w *waitState) pushKeys(keys []string) {
+	w.pushKeysOne(keys, nil)
+}
+
+// pushKeysOne is pushKeys, then, if one is not nil, the oldest key
+// listed (FIFO: one taken earlier goes first) popped into *one under the
+// same lock: a single-key get's cycle without a second trip through the
+// list. The waiting goroutines are woken only if keys remain.
+func (w *waitState) pushKeysOne(keys []string, one *taken) {
 	if len(keys) == 0 {
 		return
 	}
 	w.mu.Lock()
+	if one != nil && w.nheld() == 0 {
+		// Nothing older listed: the first key is the caller's.
+		*one = taken{key: keys[0]}
+		keys, one = keys[1:], nil
+	}
 	for _, k := range keys {
 		w.pushLocked(taken{key: k})
 	}
-	w.wakeLocked()
+	if one != nil {
+		var buf [1]taken
+		if t := w.popLocked(buf[:0], 1); t != nil {
+			*one = t[0]
+		}
+	}
+	if w.nheld() > 0 {
+		w.wakeLocked()
+	}
 	w.mu.Unlock()
 }
 
@@ -129,8 +150,8 @@ func (q *Queue) fetch(max int) error {
 		}
 	}
 	max = min(max, BatchMax)
-	rb := getBuf()
-	defer putBuf(rb)
+	rb := q.getBufQ()
+	defer q.putBufQ(rb)
 	want := max * recSizeMax
 	if cap(rb.b) < want {
 		rb.b = make([]byte, want)
