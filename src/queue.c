@@ -134,7 +134,6 @@
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
-
 bool kwq_name_ok(const char *name)
 {
 	size_t i, len;

@@ -82,7 +82,6 @@ int kwq_copy_args_out(unsigned long arg, const void *src, size_t ksize)
 	return kwq_copy_out((void __user *)arg, src, ksize);
 }
 
-
 /*
  * A buffer of @len bytes for one call: @small (KWQ_REC_SMALL bytes on
  * the caller's stack) when that is enough, else the file's scratch part

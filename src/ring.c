@@ -47,7 +47,6 @@
 #include "ring.h"
 #include "ring_internal.h"
 
-
 static u32 *kwq_ring_u32(u8 *region, u32 off)
 {
 	return (u32 *)(region + off);

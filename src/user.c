@@ -22,6 +22,7 @@
 #include "dev.h"
 #include "kwq_internal.h"
 
+/* The device side's lock: what it guards is in namespace.c. */
 DEFINE_MUTEX(kwq_uq_lock);
 static LIST_HEAD(kwq_user_list);
 static unsigned long max_bytes_per_user = 64UL << 20;
