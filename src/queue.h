@@ -13,6 +13,7 @@
 
 #include <linux/kwq.h>
 #include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/wait.h>
 
 #include "layout.h"
