@@ -513,6 +513,9 @@ static int kwq_ioc_ring_enter(struct kwq_ioc *c)
 
 /*
  * --- the ioctl table and dispatch ---
+ *
+ * kwq_ioctls[] is constant; the dispatch takes no lock (the attached
+ * queue is read locklessly, kwq_file_uq()), the handlers take theirs.
  */
 
 /*
@@ -620,6 +623,11 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
 
 /*
  * --- file operations, module init and exit ---
+ *
+ * open and release of a file (its lease owner's keys return to the queue
+ * on release, its ring drained first, under the rings' locks), poll and
+ * mmap without a lock of ours; the misc device registered at init, and
+ * at exit the queues nobody destroyed destroyed under kwq_uq_lock.
  */
 
 static __poll_t kwq_dev_poll(struct file *file, poll_table *wait)

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal layout of a kwq queue, shared by the core's files (each says
- * which fields it owns). Not an API: other modules use
+ * Internal layout of a kwq queue: the structures every component reads
+ * (struct kwq, struct kwq_node, key handles, levels, deadline records)
+ * and the queue's clock and charges, shared by the core's files (each
+ * says which fields it owns). The components below the state machine
+ * (table, ready, delay, stats, clock) depend on this header, not on the
+ * state machine's (queue.h). Not an API: other modules use
  * include/linux/kwq.h.
  */
 #ifndef _KWQ_LAYOUT_H
@@ -272,7 +276,7 @@ struct kwq_due {
 /* Freed nodes a queue keeps per cache for its next new keys */
 #define KWQ_POOL_MAX		32
 
-/* The delay wheel's geometry (queue.c, "delay wheel"). */
+/* The delay wheel's geometry (delay.c). */
 #define KWQ_WHEEL_SHIFT		20	/* level 0: 2^20 ns slots, ~1 ms */
 #define KWQ_WHEEL_LVL_SHIFT	6	/* each level's slots 64x longer */
 #define KWQ_WHEEL_SLOTS		64
@@ -361,7 +365,7 @@ struct kwq {
 	u64 lease_seq;			/* last lease handed out */
 	u64 timer_deadline;		/* armed deadline, U64_MAX if none */
 	/*
-	 * The delay wheel (queue.c, "delay wheel"): KWQ_WHEEL_LEVELS *
+	 * The delay wheel (delay.c): KWQ_WHEEL_LEVELS *
 	 * KWQ_WHEEL_SLOTS slots, NULL until wheel_work allocates them.
 	 * Times in level-0 slots (deadline >> KWQ_WHEEL_SHIFT).
 	 */

@@ -49,7 +49,7 @@
  *    KWQ_WHEEL_MIN_TREE keys, a delay wheel for the rest: levels of
  *    unordered slots (an hlist head and a count each, 8 KiB per queue,
  *    allocated by a work item the first time) that cascade into the tree
- *    before they are due ("delay wheel" below). One clock timer is armed
+ *    before they are due (delay.c). One clock timer is armed
  *    at the earlier of the tree's first deadline and the first cascade
  *    due, re-armed only when that time changes.
  *  - processing keys: a list in start order, so kwq_release_owner() can
