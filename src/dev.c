@@ -627,7 +627,7 @@ static long kwq_dev_ioctl(struct file *file, unsigned int cmd,
  * open and release of a file (its lease owner's keys return to the queue
  * on release, its ring drained first, under the rings' locks), poll and
  * mmap without a lock of ours; the misc device registered at init, and
- * at exit the queues nobody destroyed destroyed under kwq_uq_lock.
+ * at exit the queues left are destroyed (kwq_uq_lock held to find each).
  */
 
 static __poll_t kwq_dev_poll(struct file *file, poll_table *wait)
