@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Processing deadlines and revoked leases, for the state machine's lease
- * calls (lease.c) and its expiry (expire.c):
+ * calls (lease.c) and the expiry (queue.c):
  *  - the deadline records (struct kwq_due): a processing key's deadline
  *    is a small object apart from the node, in the due tree (q->due, by
  *    deadline then lease), which the clock timer also covers; the queue

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A queue's lifetime: shutdown and drain, the wait queue a getter or
- * poller waits on, creation of every part (kwq_create_anon()), reference
+ * poller waits on, its name's rules (kwq_name_ok()), creation of every
+ * part (kwq_create_anon()), reference
  * counts and freeing (the last kwq_put() in any context hands the queue
  * to kwq_free_work, process context), and the core's init and exit.
  * Shutdown walks hold q->lock KWQ_WALK_CHUNK keys at a time; the list of
@@ -11,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kwq.h>
@@ -176,6 +178,21 @@ bool kwq_shutting_down(struct kwq *q)
 EXPORT_SYMBOL_GPL(kwq_shutting_down);
 
 /* --- lifetime (the registry of names: registry.c) --- */
+
+bool kwq_name_ok(const char *name)
+{
+	size_t i, len;
+
+	if (!name)
+		return false;
+	len = strnlen(name, KWQ_NAME_MAX + 1);
+	if (!len || len > KWQ_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("._-", name[i]))
+			return false;
+	return true;
+}
 
 /* Process context: waits for the timer callback and the resize work. */
 static void kwq_free(struct kwq *q)

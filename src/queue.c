@@ -6,21 +6,21 @@
  * This file is the state machine of a key and its adds: the node state
  * transitions, kwq_add() and its variants (one key, by handle, in
  * batches), forget, remove and what a queue holds (kwq_len(),
- * kwq_get_stats()), and the revocation of a lease at its deadline. The
- * rest of the core is a file per concept on the same state, under the
- * same lock: lease.c (get, done, touch, release of an owner's leases),
- * deadline.c (processing deadlines, records of revoked leases), dead.c
- * (the dead set), handle.c (key handles), expire.c (the clock's
- * expiry), lifetime.c (shutdown and drain, creation, references,
- * freeing). queue.h has the steps they share; layout.h the structures
- * every component reads. Sections of this file, all under q->lock:
+ * kwq_get_stats()), and the clock's expiry (a lease revoked at its
+ * deadline is an add and a done). The rest of the core is a file per
+ * concept on the same state, under the same lock: lease.c (get, done,
+ * touch, release of an owner's leases), deadline.c (processing
+ * deadlines, records of revoked leases), dead.c (the dead set),
+ * handle.c (key handles), lifetime.c (shutdown and drain, creation,
+ * references, freeing). queue.h has the steps they share; layout.h the
+ * structures every component reads. Sections, all under q->lock:
  *  - node state transitions;
  *  - adds (kwq_add_locked(), the lockless look before it, the exported
  *    adds);
  *  - adds by key handle, applied (kwq_refs_apply());
  *  - batches of adds;
  *  - forget, remove and what a queue holds;
- *  - a lease revoked at its deadline (kwq_time_out(), for expire.c).
+ *  - the clock's expiry (kwq_clock_expired()).
  *
  * The rest of this comment is about the whole core.
  *
@@ -134,20 +134,6 @@
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
-bool kwq_name_ok(const char *name)
-{
-	size_t i, len;
-
-	if (!name)
-		return false;
-	len = strnlen(name, KWQ_NAME_MAX + 1);
-	if (!len || len > KWQ_NAME_MAX)
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("._-", name[i]))
-			return false;
-	return true;
-}
 
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
 struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
@@ -879,10 +865,39 @@ int kwq_get_stats(struct kwq *q, struct kwq_stats *st)
 EXPORT_SYMBOL_GPL(kwq_get_stats);
 
 /*
- * --- a lease revoked at its deadline ---
+ * --- the clock's expiry ---
  *
- * Under q->lock, for expire.c's walk of the due tree (deadline.c).
+ * kwq_clock_expired(), which the clock's timer calls through the pointer
+ * kwq_core_init() handed clock.c: revoke the leases past their
+ * processing deadline (the due tree, deadline.c; a revocation is an add
+ * and a done, so it lives with the add), cascade the delay wheel's due
+ * slots into the tree and make due keys ready, in critical sections of
+ * q->lock of at most KWQ_DELAY_CHUNK keys, then re-arm the clock.
  */
+
+/* Make up to @max tree keys due by @now ready; returns how many. */
+static unsigned int kwq_fire(struct kwq *q, u64 now, unsigned int max)
+{
+	u64 floor = kwq_wheel_floor(q);
+	unsigned int ready = 0;
+	struct kwq_node *n;
+	struct rb_node *rb;
+
+	while (ready < max && (rb = rb_first_cached(&q->delayed))) {
+		n = rb_entry(rb, struct kwq_node, delay_rb);
+		/* Due, and no key in the wheel can come before it. */
+		if (n->deadline > now || n->deadline >= floor)
+			break;
+		kwq_wait_unlink(q, n);
+		trace_key_due(q, n->key, n->key_len, now - n->deadline,
+			      n->prio, 0);
+		n->deadline = 0;
+		kwq_make_ready(q, n, n->prio, now);
+		ready++;
+	}
+	return ready;
+}
+
 
 /*
  * Revoke the lease of processing @n, whose deadline passed: exactly what
@@ -891,7 +906,7 @@ EXPORT_SYMBOL_GPL(kwq_get_stats);
  * shutdown (the add fails, the done releases the key) apply as they
  * would. Returns the keys made ready.
  */
-unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now)
+static unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now)
 {
 	struct kwq_add_args a = {
 		.prio = n->prio, .limited = true, .now_read = true, .now = now,
@@ -907,3 +922,80 @@ unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now)
 		kwq_tomb_add(q, owner, n);
 	return a.ready + kwq_finish(q, n, NULL, now);
 }
+
+/*
+ * Revoke the leases whose deadline is @now or before, at most @max;
+ * returns how many, *@ready counting the keys made ready.
+ */
+static unsigned int kwq_expire_due(struct kwq *q, u64 now, unsigned int max,
+				   unsigned int *ready)
+{
+	unsigned int nr = 0;
+	struct kwq_due *d;
+	struct rb_node *rb;
+
+	while (nr < max && (rb = rb_first_cached(&q->due))) {
+		d = rb_entry(rb, struct kwq_due, rb);
+		if (d->due_ns > now)
+			break;
+		*ready += kwq_time_out(q, d->node, now);
+		nr++;
+	}
+	return nr;
+}
+
+/* One critical section of kwq_clock_expired(); false once it is done. */
+static bool kwq_expire_chunk(struct kwq *q, unsigned int *budget, bool first)
+{
+	unsigned int moved, fired, ready = 0;
+	unsigned long flags;
+	bool more = false;
+	u64 now;
+
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_now(q);
+	if (first) {
+		/* Whatever was armed has fired. */
+		q->timer_deadline = KWQ_NO_DEADLINE;
+		/* Also after shutdown: a drain waits for processing keys. */
+		if (kwq_expire_due(q, now, KWQ_DELAY_CHUNK, &ready) ==
+		    KWQ_DELAY_CHUNK) {
+			/* Maybe more: in a later call. */
+			kwq_timer_set(q, now);
+			goto out;
+		}
+	}
+	/* A queue shutting down drops its waiting keys: none becomes ready. */
+	if (!q->shutting_down) {
+		moved = kwq_wheel_cascade(q, now, KWQ_DELAY_CHUNK);
+		fired = kwq_fire(q, now, KWQ_DELAY_CHUNK - moved);
+		ready += fired;
+		*budget -= min(*budget, moved + fired);
+		more = moved + fired == KWQ_DELAY_CHUNK && *budget;
+		if (!more)
+			kwq_timer_set(q, *budget ? 0 : now);
+	} else {
+		/* Shutting down: the timer still serves processing deadlines. */
+		kwq_timer_update(q);
+	}
+out:
+	kwq_unlock(q, flags, ready);
+	return more;
+}
+
+/*
+ * Revoke the leases past their deadline, then cascade due wheel slots and
+ * make due keys ready, KWQ_DELAY_CHUNK keys per critical section and
+ * KWQ_EXPIRE_BUDGET per call: with more due, the clock is re-armed at
+ * the current time, so the rest runs in a later call (for the hrtimer, a
+ * later softirq pass) instead of this one.
+ */
+void kwq_clock_expired(struct kwq *q)
+{
+	unsigned int budget = KWQ_EXPIRE_BUDGET;
+	bool first = true;
+
+	while (kwq_expire_chunk(q, &budget, first))
+		first = false;
+}
+EXPORT_SYMBOL_GPL(kwq_clock_expired);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The state machine's own header: what its files (queue.c, lease.c,
- * deadline.c, dead.c, handle.c, expire.c, lifetime.c) share and no other
+ * deadline.c, dead.c, handle.c, lifetime.c) share and no other
  * file needs. The steps of a key's state that more than one of them
  * takes, inline where a hot path (add, get, done, the expiry) takes them,
  * so that the split into files costs no call; and the calls from one of
@@ -36,7 +36,7 @@ static __always_inline void kwq_refs_splice(struct kwq *q)
 		kwq_refs_apply(q);
 }
 
-/* queue.c, for registry.c */
+/* lifetime.c, for registry.c */
 bool kwq_name_ok(const char *name);
 /*
  * What kwq_destroy() does once the name is gone: shut the queue down,
@@ -58,7 +58,6 @@ struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 bool kwq_keys_ok(const struct kwq_key *keys, unsigned int nr);
 void kwq_hash_keys(const struct kwq *q, const struct kwq_key *keys,
 		   unsigned int n, u32 *hash);
-unsigned int kwq_time_out(struct kwq *q, struct kwq_node *n, u64 now);
 
 /* deadline.c: processing deadlines and revoked leases */
 bool kwq_tomb_find(const struct kwq *q, const void *owner, u32 hash,
