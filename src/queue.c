@@ -134,7 +134,6 @@
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
-
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
 struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 				 size_t len, unsigned long *flags)
@@ -897,7 +896,6 @@ static unsigned int kwq_fire(struct kwq *q, u64 now, unsigned int max)
 	}
 	return ready;
 }
-
 
 /*
  * Revoke the lease of processing @n, whose deadline passed: exactly what
