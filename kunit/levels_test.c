@@ -9,7 +9,7 @@
  * priority, its waiting priority, its dead priority, with no allocation.
  * Each allocation is charged the size of its slab object.
  *
- * The cases look at struct kwq (queue.h) under q->lock: its levels, and
+ * The cases look at struct kwq (layout.h) under q->lock: its levels, and
  * the nodes of its table (few keys: the table never grows).
  */
 

@@ -6,7 +6,7 @@
  * the first histogram bucket whose bound is at or above it, and a key's
  * node comes from the smallest node cache that holds it.
  *
- * The cases look at struct kwq (queue.h) under q->lock where they walk
+ * The cases look at struct kwq (layout.h) under q->lock where they walk
  * the table, and at the byte budget (kwq_internal.h) for node sizes.
  */
 

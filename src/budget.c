@@ -8,7 +8,7 @@
  * CPUs need no common lock. ->limit is read once per charge; a charge
  * that takes a level past its limit is taken back from that level and
  * every one below it, so a refused charge leaves no trace. This file
- * knows nothing of queues: queue.h's kwq_charge() keeps a queue's own
+ * knows nothing of queues: layout.h's kwq_charge() keeps a queue's own
  * part (->charged, under the queue's lock).
  */
 

@@ -17,7 +17,7 @@
 #include <linux/timekeeping.h>
 
 #include "compat.h"
-#include "queue.h"
+#include "layout.h"
 
 static u64 kwq_real_now(const struct kwq_clock *clock)
 {

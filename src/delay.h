@@ -10,7 +10,7 @@
 
 #include <linux/overflow.h>
 
-#include "queue.h"
+#include "layout.h"
 
 #define KWQ_NO_DEADLINE		U64_MAX
 /* Keys cascaded or made ready per critical section, and per expiry. */

@@ -24,7 +24,7 @@
 #include <linux/string_helpers.h>
 #include <linux/tracepoint.h>
 
-#include "queue.h"
+#include "layout.h"
 
 /* Key bytes an event keeps. */
 #define KWQ_TRACE_KEY_MAX	64

@@ -40,7 +40,7 @@
 #include "kwq/keys.h"
 #include "kwq/metrics.h"
 #include "kwq_internal.h"
-#include "queue.h"
+#include "layout.h"
 #include "stats.h"
 
 static struct dentry *kwq_debugfs_root;

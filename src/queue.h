@@ -1,452 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal layout of a kwq queue, shared by the core's files (each says
- * which fields it owns). Not an API: other modules use
- * include/linux/kwq.h.
+ * The state machine's own header: what its files (queue.c, lease.c,
+ * deadline.c, dead.c, handle.c, lifetime.c) share and no other
+ * file needs. The steps of a key's state that more than one of them
+ * takes, inline where a hot path (add, get, done, the expiry) takes them,
+ * so that the split into files costs no call; and the calls from one of
+ * them to another. All under q->lock unless said otherwise. The layout
+ * they work on is layout.h's.
  */
 #ifndef _KWQ_QUEUE_H
 #define _KWQ_QUEUE_H
 
-#include <linux/hrtimer.h>
 #include <linux/kwq.h>
 #include <linux/list.h>
-#include <linux/llist.h>
-#include <linux/rbtree.h>
-#include <linux/refcount.h>
-#include <linux/siphash.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/timekeeping.h>
+#include <linux/rcupdate.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
-#include "budget.h"
-#include "limiter.h"
-
-struct dentry;
-struct kwq_budget;
-struct mem_cgroup;
-
-/*
- * Where a key is. The two states of keys not queued come first: an add
- * tells them from the others in one comparison (kwq_unqueued()).
- */
-enum kwq_state {
-	KWQ_DEAD,		/* in the dead set: failed max_retries times */
-	KWQ_IDLE,		/* only a failure record is kept */
-	KWQ_READY,		/* in a priority level's FIFO */
-	KWQ_WAITING,		/* in the delay tree or wheel */
-	KWQ_PROCESSING,		/* handed out by kwq_get() */
-};
-
-/* Neither queued nor processing: idle or dead. */
-static inline bool kwq_unqueued(u8 state)
-{
-	return state <= KWQ_IDLE;
-}
-
-/* What done() does with a processing key that was added again. */
-enum kwq_requeue {
-	KWQ_REQUEUE_NONE,	/* release it */
-	KWQ_REQUEUE_READY,	/* dirty: back to the FIFO tail */
-	KWQ_REQUEUE_DELAYED,	/* add_after while processing: ->deadline */
-	KWQ_REQUEUE_DEAD,	/* failed max_retries times: to the dead set */
-};
-
-struct kwq_due;
-
-/*
- * One node per key. kwq_get() hands out leases on it (struct kwq_item),
- * told apart by ->lease, so the node itself never leaves kwq.
- *
- * A node is in one state at a time, and the links of a state share one
- * union with those of the others: every transition unlinks the node from
- * its old structure before it links it into the new one. A 16-byte key
- * makes a 112-byte object.
- */
-struct kwq_node {
-	/*
-	 * What a chain walk reads, in the node's first bytes: a lookup
-	 * that passes over a node touches one cache line of it.
-	 */
-	struct kwq_node *hnext;		/* next in the hash bucket */
-	/*
-	 * The key's hash (kwq_node_hash()) and the two flags of key
-	 * handles, KWQ_NODE_PINNED and KWQ_NODE_PENDING ("Key handles"
-	 * below), in one word: a handle's add is one atomic operation on it,
-	 * and nodes pay no byte for handles.
-	 */
-	atomic_t hword;
-	u16 key_len;
-	u8 state;			/* enum kwq_state */
-	u8 requeue;			/* enum kwq_requeue */
-	/* Each holds its level (ready.h: kwq_prio_set() writes them). */
-	int prio;
-	int requeue_prio;		/* priority of the pending requeue */
-	union {
-		/*
-		 * READY: in its level's FIFO (struct kwq_level of ->prio);
-		 * ->ready_epoch tells this stay in READY from any other
-		 * (kwq_seen_lockless()).
-		 */
-		struct {
-			struct list_head fifo;
-			u64 ready_epoch;
-		};
-		/*
-		 * WAITING: in the delay tree by ->delay_rb (->wslot 0) or in
-		 * slot ->wslot - 1 of the delay wheel by ->wheel; ->seq
-		 * breaks deadline ties.
-		 */
-		struct {
-			union {
-				struct rb_node delay_rb;
-				struct hlist_node wheel;
-			};
-			u64 seq;
-			u16 wslot;
-		};
-		/*
-		 * PROCESSING: ->link in the processing list, in start order
-		 * (and IDLE: ->link only, in the LRU; DEAD: ->link in the dead
-		 * set, ->start_ns the time of the last failure)
-		 */
-		struct {
-			struct list_head link;
-			void *owner;		/* kwq_get()'s cookie */
-			u64 lease;		/* which hand-out, never 0 */
-			u64 start_ns;		/* clock time processing began */
-			u64 dirty_ns;		/* REQUEUE_READY: time of the add */
-		};
-	};
-	/*
-	 * WAITING: when it becomes ready. READY and PROCESSING: a deadline
-	 * add_after asked for, remembered for after the run; 0 if none.
-	 */
-	u64 deadline;
-	union {
-		/* READY: clock time it became ready */
-		u64 queued_ns;
-		/*
-		 * PROCESSING: its processing deadline, NULL if none (the
-		 * time it became ready went to the lease: kwq_item.queued_ns)
-		 */
-		struct kwq_due *due;
-	};
-	u32 failures;			/* rate limiter failure count */
-	u8 key[];
-};
-
-/* The bits of kwq_node.hword: the hash (kwq_hash()), then the flags. */
-#define KWQ_HASH_MASK		GENMASK(28, 0)
-#define KWQ_NODE_PINNED		BIT(29)
-#define KWQ_NODE_PENDING	BIT(30)
-
-static __always_inline u32 kwq_node_hash(const struct kwq_node *n)
-{
-	return atomic_read(&n->hword) & KWQ_HASH_MASK;
-}
-
-/*
- * --- Key handles ---
- *
- * A kernel caller whose key lives as long as an object of its own pins
- * the key's node with kwq_key_get(): a pinned node stays in the hash
- * (IDLE, in no list, when nothing else keeps it), so kwq_add_ref() needs
- * neither the hash nor, mostly, q->lock. A key has one handle (struct
- * kwq_key_ref, in q->pins by node while it exists), counted: a second
- * kwq_key_get() of the key returns it again. Two bits of the node's
- * ->hword say so: PINNED (changed under q->lock, while the handle is in
- * q->pins) and PENDING, set and cleared with atomic read-modify-writes
- * from any context:
- *
- *   PENDING set => a plain add of the key at priority 0 would change
- *   nothing: the node is READY at a priority >= 0, or PROCESSING and
- *   dirty (KWQ_REQUEUE_READY) at a requeue priority >= 0, or an add by
- *   one of its handles is on q->ref_adds, not yet applied.
- *
- * PENDING clear says nothing: the add takes the slow way, which is
- * always right. So:
- *  - kwq_add_ref(): atomic_fetch_or(PENDING). Set before: the add is
- *    redundant, done (one atomic operation, no lock). Clear before: this
- *    add made it set, so it must reach the queue: the handle goes on
- *    q->ref_adds (llist_add(), unless its KWQ_REF_QUEUED bit says it is
- *    there already, not yet spliced) and one getter is woken.
- *  - Whoever takes q->lock to read or change what an add affects (get,
- *    done, len, stats, shutdown, remove, forget...) splices q->ref_adds
- *    first (kwq_refs_splice()) and applies each handle's add as kwq_add()
- *    would, clearing its QUEUED bit before.
- *  - Under q->lock, a node that leaves READY (kwq_level_unlink(): a get
- *    takes it, a remove) or stops being dirty without becoming READY
- *    (kwq_set_requeue()) or leaves the queue clears PENDING; one that
- *    becomes READY at a priority >= 0 sets it (kwq_ready_insert()).
- *
- * Ordering: the fetch_or and llist_add() are fully ordered, and a get
- * clears PENDING before the full barrier of its smp_store_mb() of
- * PROCESSING: an adder that found PENDING set (coherence order: before
- * the clear) made its earlier writes visible to whoever processes the
- * key next, as the workqueue's PENDING bit does; one that finds it clear
- * (after) queues an add that makes the key dirty. The llist_add() then
- * wq_has_sleeper() pairs with the getter's prepare_to_wait_exclusive()
- * then splice, as kwq_unlock()'s wake-up does. No add is lost and no key
- * is handed out twice: the hand-out itself is the same locked take as
- * for any add. Documentation/design.rst, "Key handles".
- */
-/* struct kwq_key_ref.flags: on q->ref_adds, not yet spliced */
-#define KWQ_REF_QUEUED		0
-
-struct kwq_key_ref {
-	struct llist_node pend;		/* in q->ref_adds while QUEUED */
-	unsigned long flags;
-	struct rb_node rb;		/* in q->pins by ->node */
-	refcount_t ref;			/* kwq_key_get()s not yet put */
-	struct kwq *q;			/* a reference */
-	struct kwq_node *node;		/* pinned */
-};
-
-/* Whether a handle pins @n (under q->lock). */
-static __always_inline bool kwq_pinned(const struct kwq_node *n)
-{
-	return atomic_read(&n->hword) & KWQ_NODE_PINNED;
-}
-
-/* Under q->lock: @n no longer satisfies PENDING's promise (if pinned). */
-static __always_inline void kwq_handle_unready(struct kwq_node *n)
-{
-	if (unlikely(atomic_read(&n->hword) & KWQ_NODE_PENDING))
-		atomic_andnot(KWQ_NODE_PENDING, &n->hword);
-}
-
-/* Under q->lock: @n is READY at @prio; a pinned node says so. */
-static __always_inline void kwq_handle_ready(struct kwq_node *n, int prio)
-{
-	if (unlikely(kwq_pinned(n)) && prio >= 0)
-		atomic_or(KWQ_NODE_PENDING, &n->hword);
-}
-
-/*
- * The ready keys of one priority, oldest first. In kwq->levels (by
- * ->ready_rb) while it has keys; in kwq->all_levels (by ->all_rb) while
- * ->refs nodes (or an add under way) hold it, from the first add of its
- * priority on (priority 0: kwq->level0, never in all_levels, never
- * counted or freed). ready.h says who holds one.
- */
-struct kwq_level {
-	struct list_head fifo;
-	struct rb_node ready_rb;
-	struct rb_node all_rb;
-	unsigned long len;
-	/* nodes whose ->prio, ->requeue_prio are ->prio; adds under way */
-	unsigned long refs;
-	int prio;
-};
-
-/*
- * The processing deadline of a key that has one, in kwq->due by (->due_ns,
- * the node's lease). Apart from the node, so that the keys of queues
- * without deadlines do not pay for it; a queue keeps up to KWQ_DUE_KEEP
- * freed ones (kwq->due_free, linked by ->next_free) for its next gets.
- */
-struct kwq_due {
-	struct rb_node rb;
-	u64 due_ns;
-	union {
-		struct kwq_node *node;
-		struct kwq_due *next_free;
-	};
-};
-
-#define KWQ_DUE_KEEP		32
-
-/*
- * Nodes a long walk (release of an owner's leases, a batch get, the dead
- * set's revive and purge of all, shutdown) handles per critical section
- * before it drops q->lock: a few microseconds on a current CPU, however
- * many keys the queue holds (Documentation/semantics.rst, "Walks of the
- * whole queue").
- */
-#define KWQ_WALK_CHUNK		64
-
-/* Node caches by size (table.c: kwq_cache_objs) */
-#define KWQ_NODE_CACHES		11
-/* Freed nodes a queue keeps per cache for its next new keys */
-#define KWQ_POOL_MAX		32
-
-/* The delay wheel's geometry (queue.c, "delay wheel"). */
-#define KWQ_WHEEL_SHIFT		20	/* level 0: 2^20 ns slots, ~1 ms */
-#define KWQ_WHEEL_LVL_SHIFT	6	/* each level's slots 64x longer */
-#define KWQ_WHEEL_SLOTS		64
-#define KWQ_WHEEL_LEVELS	8	/* 20 + 7 * 6 + 6 >= 64: all of u64 */
-#define KWQ_WHEEL_MIN_TREE	256	/* tree keys before the wheel is used */
-
-/* A slot of the delay wheel: the keys due in its span, unordered. */
-struct kwq_wheel_slot {
-	struct hlist_head keys;
-	u32 nr;
-};
-
-/*
- * Leases revoked by their processing deadline that were owned: a done or
- * touch of the key by that owner, unless it holds the key again, is
- * -ESTALE (not -ENOENT or -EPERM) while the record lasts: until the owner
- * is released or KWQ_TOMBS newer ones pushed it out.
- */
-#define KWQ_TOMBS		1024
-
-struct kwq_tomb {
-	const void *owner;
-	u32 hash;			/* and length: the key's */
-	u32 len;
-};
-
-/* Duration histogram: per-bucket (not cumulative) counts, +Inf last. */
-struct kwq_hist {
-	u64 counts[KWQ_HIST_BUCKETS + 1];
-	u64 sum_ns;
-};
-
-struct kwq {
-	spinlock_t lock;		/* everything below unless noted */
-	refcount_t ref;
-	struct llist_node free_node;	/* kwq_free_list, once ref is 0 */
-	struct list_head registry;	/* kwq_registry, under its mutex */
-	char name[KWQ_NAME_MAX + 1];	/* constant */
-
-	hsiphash_key_t hkey;		/* constant */
-	struct kwq_node **hash;		/* buckets: singly linked chains */
-	/*
-	 * Freed nodes: to the slab after unlock, or kept for new keys in
-	 * ->pool (lists by cache, through ->hnext; ->pool_nr in each, at
-	 * most KWQ_POOL_MAX) if the queue charges no memcg.
-	 */
-	struct kwq_node *free_list;
-	struct kwq_node *pool[KWQ_NODE_CACHES];
-	u8 pool_nr[KWQ_NODE_CACHES];
-	unsigned int hash_bits;
-	/* growing: buckets of ->hash below ->rehash_pos are in ->new_hash */
-	struct kwq_node **new_hash;
-	unsigned int new_bits;
-	unsigned long rehash_pos;
-	/*
-	 * An add of a new key takes table.c's slow path once ->nr_nodes
-	 * reaches it (a key a bucket: the growth is due, or retried after
-	 * ->grow_err); ULONG_MAX while a growth nothing refused runs.
-	 */
-	unsigned long grow_at;
-	/* the table size charged for the growth under way; 0: none */
-	unsigned int grow_bits;
-	/* why the table could not grow (-EDQUOT, -ENOMEM, -ENOSPC); 0 */
-	int grow_err;
-	bool anon;			/* constant: not in kwq_registry */
-	struct work_struct grow_work;
-
-	struct rb_root_cached levels;	/* levels with keys, highest first */
-	struct rb_root all_levels;	/* levels held, but level0, by prio */
-	unsigned long nr_levels;	/* in all_levels */
-	struct kwq_level level0;	/* priority 0 */
-	struct rb_root_cached delayed;	/* WAITING by (deadline, seq) */
-	struct list_head processing;	/* PROCESSING, in start order */
-	struct rb_root_cached due;	/* their deadlines, earliest first */
-	unsigned long nr_due;
-	struct kwq_due *due_free;	/* kept for the next gets */
-	unsigned int nr_due_free;
-	/* KWQ_TOMBS records from ->tomb_head on, oldest first; or NULL */
-	struct kwq_tomb *tombs;
-	unsigned int tomb_head;
-	unsigned int nr_tombs;
-	struct list_head idle;		/* IDLE records, least recent first */
-	struct list_head dead;		/* the dead set, oldest death first */
-	u64 seq;
-	u64 ready_epoch;		/* last kwq_node.ready_epoch given */
-	u64 lease_seq;			/* last lease handed out */
-	u64 timer_deadline;		/* armed deadline, U64_MAX if none */
-	/*
-	 * The delay wheel (queue.c, "delay wheel"): KWQ_WHEEL_LEVELS *
-	 * KWQ_WHEEL_SLOTS slots, NULL until wheel_work allocates them.
-	 * Times in level-0 slots (deadline >> KWQ_WHEEL_SHIFT).
-	 */
-	struct kwq_wheel_slot *wheel;
-	u64 wheel_map[KWQ_WHEEL_LEVELS];	/* a bit per non-empty slot */
-	u64 wheel_clk;			/* slots starting before it are empty */
-	u64 wheel_next;			/* start of the earliest non-empty slot */
-	u64 wheel_due;			/* when a slot must start cascading */
-	unsigned long wheel_nr;		/* WAITING keys in the wheel */
-	unsigned int wheel_next_slot;	/* that slot, if wheel_nr */
-	u64 wheel_moves;		/* keys cascaded (host benchmark) */
-	bool wheel_alloc_queued;	/* wheel_work queued or running */
-	struct work_struct wheel_work;
-
-	unsigned long nr_nodes;		/* all nodes in the hash */
-	unsigned long nr_items;		/* READY + WAITING + PROCESSING */
-	unsigned long nr_ready;
-	/*
-	 * Kept equal to ->nr_ready: a status page's ready count (ring.c),
-	 * else ->ready_sink (a store costs less than a test and branch).
-	 */
-	u64 *ready_mirror;
-	u64 ready_sink;
-	unsigned long nr_waiting;
-	unsigned long nr_processing;
-	unsigned long nr_idle;
-	unsigned long nr_failure_records;
-	unsigned long nr_dead;
-
-	u64 adds_total;
-	u64 retries_total;
-	u64 dropped_at_shutdown;
-	u64 lease_returns;
-	u64 failure_records_evicted;
-	u64 dead_total;			/* keys moved to the dead set */
-	u64 dead_dropped_total;		/* dead keys dropped by ->max_dead */
-	u64 processing_timeouts_total;
-
-	/* metrics (Documentation/metrics.rst) */
-	unsigned long nr_dirty;		/* PROCESSING with REQUEUE_READY */
-	u64 start_ns_sum;		/* of PROCESSING nodes, modulo 2^64 */
-	struct kwq_hist queue_hist;	/* ready -> get */
-	struct kwq_hist work_hist;	/* get -> done */
-
-	struct kwq_budget *budget;	/* constant; NULL: none */
-	size_t charged;			/* bytes charged to ->budget */
-	/*
-	 * Memory cgroup charging (Documentation/semantics.rst, "Contexts
-	 * and memory"), constant: __GFP_ACCOUNT for a queue that charges
-	 * the caller, else 0; the creator's memcg, which pays for the hash
-	 * table grown by the work item (NULL: none).
-	 */
-	gfp_t gfp_account;
-	struct mem_cgroup *memcg;
-
-	bool shutting_down;
-	unsigned long shutdown_seq;	/* bumped by every plain shutdown */
-
-	/* constant configuration */
-	const struct kwq_clock *clock;
-	u32 max_items;
-	u32 max_failure_records;
-	u32 max_retries;		/* 0: no dead set */
-	u32 max_dead;
-	u16 cursor_tag;			/* of kwq_inspect_list()'s cursors */
-	/* the holder id of an owner cookie (inspect.c); NULL: none */
-	u32 (*holder)(const void *owner);
-	u64 processing_timeout_ns;	/* 0: none */
-	struct kwq_limiters limiters;	/* state under q->lock */
-
-	/*
-	 * Adds by key handle not yet applied (struct kwq_key_ref.pend), any
-	 * context, no lock; spliced under q->lock ("Key handles" above).
-	 */
-	struct llist_head ref_adds;
-	struct rb_root pins;		/* key handles, by node */
-	wait_queue_head_t get_wq;	/* getters */
-	wait_queue_head_t drain_wq;	/* kwq_shutdown_drain() */
-	struct hrtimer timer;		/* the real clock's timer */
-	/*
-	 * Under kwq_registry_lock; of an anonymous queue, under its
-	 * creator's lock (dev.c: kwq_uq_lock).
-	 */
-	struct dentry *debugfs;
-};
+#include "layout.h"
+#include "delay.h"
+#include "ready.h"
+#include "stats.h"
+#include "table.h"
+#include "kwq_trace.h"
 
 /*
  * queue.c: under q->lock, apply the adds by handle not yet applied, in
@@ -461,7 +36,7 @@ static __always_inline void kwq_refs_splice(struct kwq *q)
 		kwq_refs_apply(q);
 }
 
-/* queue.c, for registry.c */
+/* lifetime.c, for registry.c */
 bool kwq_name_ok(const char *name);
 /*
  * What kwq_destroy() does once the name is gone: shut the queue down,
@@ -469,59 +44,293 @@ bool kwq_name_ok(const char *name);
  */
 void kwq_retire(struct kwq *q);
 
-/* clock.c */
-extern const struct kwq_clock kwq_real_clock;
-/* Once, before any queue: what the real clock's timer calls. */
-void kwq_clock_init(void (*expired)(struct kwq *q));
-void kwq_real_clock_setup(struct kwq *q);
+/* Keys hashed and nodes preallocated per critical section of a batch. */
+#define KWQ_BATCH_CHUNK		KWQ_BULK
 
-/*
- * What @q allocates is charged to its budget (budget.c), if it has one:
- * a kernel caller's queue has none and nothing to count. ->charged is
- * the queue's part, under q->lock (or before the queue is visible, or
- * once it is unreachable).
- */
-static inline bool kwq_charge(struct kwq *q, size_t bytes)
+/* queue.c: node state transitions, lookups and batches, for the others */
+void kwq_node_keep(struct kwq *q, struct kwq_node *n);
+void kwq_dead_unlink(struct kwq *q, struct kwq_node *n);
+void kwq_fail_clear(struct kwq *q, struct kwq_node *n);
+bool kwq_bury_dying(struct kwq *q, struct kwq_node *n);
+struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
+				 size_t len, unsigned long *flags)
+	__acquires(&q->lock);
+bool kwq_keys_ok(const struct kwq_key *keys, unsigned int nr);
+void kwq_hash_keys(const struct kwq *q, const struct kwq_key *keys,
+		   unsigned int n, u32 *hash);
+
+/* deadline.c: processing deadlines and revoked leases */
+bool kwq_tomb_find(const struct kwq *q, const void *owner, u32 hash,
+		   size_t len);
+void kwq_tomb_add(struct kwq *q, const void *owner,
+		  const struct kwq_node *n);
+void kwq_tomb_forget(struct kwq *q, const void *owner);
+struct kwq_due *kwq_due_alloc(struct kwq *q);
+void kwq_due_release(struct kwq *q, struct kwq_due *d);
+void kwq_due_free_all(struct kwq *q);
+void kwq_due_insert(struct kwq *q, struct kwq_node *n,
+		    struct kwq_due *d, u64 now, u64 timeout_ns);
+struct kwq_due *kwq_due_erase(struct kwq *q, struct kwq_node *n);
+u64 kwq_timeout_of(const struct kwq *q, u64 timeout_ns);
+bool kwq_timeout_ok(u64 timeout_ns);
+int kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns);
+
+/* The steps of a key's state that several files take (under q->lock). */
+static inline bool kwq_key_ok(const void *key, size_t len)
 {
-	if (!q->budget)
-		return true;
-	if (!kwq_budget_charge(q->budget, bytes))
-		return false;
-	q->charged += bytes;
-	return true;
+	return key && len && len <= KWQ_KEY_MAX;
 }
 
-static inline void kwq_uncharge(struct kwq *q, size_t bytes)
+/*
+ * Set what done() does with processing @n, keeping nr_dirty (client-go's
+ * depth counts dirty keys) and the time it became dirty (client-go
+ * measures the queue duration from the first add).
+ */
+static inline void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
+				   enum kwq_requeue requeue, u64 now)
 {
-	if (q->budget) {
-		kwq_budget_uncharge(q->budget, NULL, bytes);
-		q->charged -= bytes;
+	if (requeue == KWQ_REQUEUE_READY && n->requeue != KWQ_REQUEUE_READY) {
+		q->nr_dirty++;
+		n->dirty_ns = now;
+	} else if (requeue != KWQ_REQUEUE_READY &&
+		   n->requeue == KWQ_REQUEUE_READY) {
+		q->nr_dirty--;
+		kwq_handle_unready(n);
+	}
+	WRITE_ONCE(n->requeue, requeue);
+}
+
+/*
+ * @n leaves the hash: its levels and node go (@pp: as kwq_node_free());
+ * unless a key handle pins it.
+ */
+static __always_inline void kwq_node_drop(struct kwq *q, struct kwq_node *n,
+					  struct kwq_node **pp)
+{
+	if (unlikely(kwq_pinned(n))) {
+		kwq_node_keep(q, n);
+		return;
+	}
+	kwq_node_levels_drop(q, n);
+	kwq_node_free(q, n, pp);
+}
+
+static inline void kwq_idle_unlink(struct kwq *q, struct kwq_node *n)
+{
+	/* A pinned node without failure record is in no list. */
+	if (list_empty(&n->link))
+		return;
+	list_del(&n->link);
+	q->nr_idle--;
+}
+
+/*
+ * @n stopped being queued: keep its failure record or free it (@pp: as
+ * for kwq_node_free()).
+ */
+static __always_inline void kwq_release_node(struct kwq *q,
+					     struct kwq_node *n,
+					     struct kwq_node **pp)
+{
+	struct kwq_node *old;
+
+	q->nr_items--;
+	if (!n->failures) {
+		kwq_node_drop(q, n, pp);
+		return;
+	}
+	WRITE_ONCE(n->state, KWQ_IDLE);
+	n->deadline = 0;
+	list_add_tail(&n->link, &q->idle);
+	q->nr_idle++;
+	if (q->nr_idle > q->max_failure_records) {
+		old = list_first_entry(&q->idle, struct kwq_node, link);
+		kwq_idle_unlink(q, old);
+		kwq_node_drop(q, old, NULL);
+		q->failure_records_evicted++;
 	}
 }
 
+static inline void kwq_make_ready(struct kwq *q, struct kwq_node *n, int prio,
+				  u64 now)
+{
+	n->queued_ns = now;
+	kwq_ready_push(q, n, prio);
+}
+
+static __always_inline void kwq_processing_unlink(struct kwq *q,
+						  struct kwq_node *n)
+{
+	q->nr_processing--;
+	list_del(&n->link);
+	if (unlikely(n->due))
+		kwq_due_release(q, kwq_due_erase(q, n));
+}
+
 /*
- * What a kmalloc() or kvmalloc() of @size bytes takes: its slab object
- * (a 40-byte struct takes 64), or whole pages. A queue is charged this,
- * and uncharged the same, for each such allocation; nodes, from caches of
- * their own, are charged kmem_cache_size().
+ * End processing of @n: requeue it if it was added meanwhile. @pp: the
+ * link to it, as for kwq_node_free().
  */
-static inline size_t kwq_alloc_bytes(size_t size)
+static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
+				       struct kwq_node **pp, u64 now)
 {
-	return kmalloc_size_roundup(size);
+	enum kwq_requeue requeue = n->requeue;
+	u64 ready_ns = n->dirty_ns;
+
+	kwq_processing_unlink(q, n);
+	q->start_ns_sum -= n->start_ns;
+	kwq_hist_observe(&q->work_hist, kwq_since(now, n->start_ns));
+	trace_key_finished(q, n->key, n->key_len,
+			   kwq_since(now, n->start_ns), n->prio, requeue);
+	n->owner = NULL;
+	if (likely(requeue == KWQ_REQUEUE_NONE)) {
+		kwq_release_node(q, n, pp);
+		return false;
+	}
+	if (requeue == KWQ_REQUEUE_DEAD) {
+		kwq_bury_dying(q, n);
+		return false;
+	}
+	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
+	if (requeue == KWQ_REQUEUE_DELAYED) {
+		if (q->shutting_down) {
+			q->dropped_at_shutdown++;
+			kwq_release_node(q, n, pp);
+			return false;
+		}
+		if (n->deadline > now) {
+			kwq_prio_set(q, &n->prio, n->requeue_prio);
+			kwq_wait_insert(q, n, n->deadline, now);
+			kwq_timer_update(q);
+			return false;
+		}
+		/* Ready since its deadline, as client-go would have it. */
+		requeue = KWQ_REQUEUE_READY;
+		ready_ns = n->deadline;
+		n->deadline = 0;
+	}
+	/* Dirty, or delayed and due */
+	kwq_make_ready(q, n, n->requeue_prio, ready_ns);
+	return true;
 }
 
-/* @now - @then, 0 if the clock was read in the other order. */
-static inline u64 kwq_since(u64 now, u64 then)
+/*
+ * Drop q->lock, free the nodes freed under it, then wake one getter per
+ * key made @ready (getters wait exclusively; pollers always wake) and,
+ * once drained, drain waiters.
+ */
+static __always_inline void kwq_unlock(struct kwq *q, unsigned long flags,
+				       unsigned int ready)
+	__releases(&q->lock)
 {
-	return now > then ? now - then : 0;
+	bool drained = unlikely(q->shutting_down) && !q->nr_ready &&
+		       !q->nr_processing;
+	struct kwq_node *freed = q->free_list;
+
+	if (unlikely(freed))
+		q->free_list = NULL;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (unlikely(freed))
+		kwq_nodes_free(freed);
+	/*
+	 * wq_has_sleeper()'s barrier pairs with the one in the getter's
+	 * prepare_to_wait_exclusive(): either it sees the getter queued, or
+	 * the getter sees the keys when it checks under q->lock.
+	 */
+	if (ready && wq_has_sleeper(&q->get_wq))
+		wake_up_nr(&q->get_wq, ready);
+	if (drained)
+		wake_up(&q->drain_wq);
 }
 
-static inline u64 kwq_now(const struct kwq *q)
+/* Chain links a lockless reader follows before it gives up. */
+#define KWQ_LOCKLESS_HOPS	16
+
+/* The stay of @n in its state, as kwq_seen_lockless() tells them apart */
+static inline u64 kwq_stay(const struct kwq_node *n, u8 state)
 {
-	/* The real clock without an indirect call (a retpoline on many CPUs). */
-	if (likely(q->clock == &kwq_real_clock))
-		return ktime_get_ns();
-	return q->clock->now(q->clock);
+	return state == KWQ_READY ? READ_ONCE(n->ready_epoch) :
+				    READ_ONCE(n->lease);
+}
+
+/* What an add saw of its key before taking q->lock. */
+enum kwq_seen {
+	KWQ_SEEN_NONE,		/* not found, or unsure */
+	KWQ_SEEN_QUEUED,	/* a node of the key: no allocation needed */
+	KWQ_SEEN_NOOP,		/* a plain add would change nothing */
+};
+
+/*
+ * Look for @key without q->lock. KWQ_SEEN_NOOP answers "would a plain
+ * add of @key at @prio change nothing?" (only if @plain): the key is
+ * ready at @prio or higher, or processing and already due to run again
+ * (dirty) at @prio or higher, the most frequent adds of a hot key. It is
+ * returned only if that held at one moment during the call; unsure, the
+ * add takes the lock. KWQ_SEEN_QUEUED is a hint, never proof: the key
+ * had a node (in whatever state), so the add most likely needs none; if
+ * wrong, the add allocates under the lock.
+ *
+ * Nodes are SLAB_TYPESAFE_BY_RCU and may be freed and reused for another
+ * key meanwhile. Each stay in READY has its own ->ready_epoch and each in
+ * PROCESSING its own ->lease, set before ->state is stored (with release,
+ * or a full barrier); a node leaves the state by a store to ->state
+ * before its union is reused, and neither number can equal what other
+ * states leave in its place (kernel pointers, NULL, delay sequences, an
+ * older stay's number). Reading the state (acquire), the stay's number,
+ * the key and flags, then state and number again proves all was read in
+ * one stay. Tables are freed an RCU grace period after a grow.
+ */
+static __always_inline enum kwq_seen
+kwq_seen_lockless(struct kwq *q, const void *key, size_t len, u32 hash,
+		  int prio, bool plain)
+{
+	enum kwq_seen seen = KWQ_SEEN_NONE;
+	struct kwq_node *n, **tbl;
+	unsigned int bits, hops = 0;
+	u8 state;
+	u64 stay;
+
+	rcu_read_lock();
+	bits = READ_ONCE(q->hash_bits);
+	/* Pairs with smp_wmb() in kwq_grow_work(): the table has 2^bits. */
+	smp_rmb();
+	tbl = READ_ONCE(q->hash);
+	for (n = READ_ONCE(tbl[hash & ((1U << bits) - 1)]);
+	     n && hops++ < KWQ_LOCKLESS_HOPS; n = READ_ONCE(n->hnext)) {
+		if (kwq_node_hash(n) != hash)
+			continue;
+		/* Pairs with the stores of READY and PROCESSING. */
+		state = smp_load_acquire(&n->state);
+		stay = kwq_stay(n, state);
+		if (READ_ONCE(n->key_len) != len)
+			continue;
+		/* May race with a reuse of the node: the stay check tells. */
+		if (data_race(memcmp(n->key, key, len)))
+			continue;
+		seen = KWQ_SEEN_QUEUED;
+		if (!plain || (state != KWQ_READY && state != KWQ_PROCESSING))
+			break;
+		if (state == KWQ_READY ? READ_ONCE(n->prio) < prio :
+		    READ_ONCE(n->requeue) != KWQ_REQUEUE_READY ||
+		    READ_ONCE(n->requeue_prio) < prio)
+			break;
+		/*
+		 * Orders the caller's writes before the reads below; pairs
+		 * with smp_store_mb() in kwq_take_locked().
+		 */
+		smp_mb();
+		if (READ_ONCE(n->state) != state)
+			break;
+		/* The number written before the state was stored. */
+		smp_rmb();
+		if (kwq_stay(n, state) == stay &&
+		    (state == KWQ_READY ||
+		     READ_ONCE(n->requeue) == KWQ_REQUEUE_READY))
+			seen = KWQ_SEEN_NOOP;
+		break;
+	}
+	rcu_read_unlock();
+	return seen;
 }
 
 #endif /* _KWQ_QUEUE_H */

@@ -24,7 +24,7 @@
 #include <linux/list.h>
 #include <linux/rbtree.h>
 
-#include "queue.h"
+#include "layout.h"
 
 /*
  * The level of @prio: the queue's own for 0, else from q->all_levels
@@ -147,7 +147,7 @@ static __always_inline void kwq_level_unlink(struct kwq *q,
 					     struct kwq_level *l,
 					     struct kwq_node *n)
 {
-	/* Before a get's full barrier (queue.h, "Key handles"). */
+	/* Before a get's full barrier (layout.h, "Key handles"). */
 	kwq_handle_unready(n);
 	list_del(&n->fifo);
 	if (!--l->len)

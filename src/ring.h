@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared rings (ring.c), for dev.c: per fd, a submission ring the process
- * writes, completions and lease slots the kernel writes, and per queue a
- * status page; Documentation/rings.rst.
+ * Shared rings (ring.c; a ring's setup, mapping and release: ringmem.c),
+ * for dev.c: per fd, a submission ring the process writes, completions
+ * and lease slots the kernel writes, and per queue a status page;
+ * Documentation/rings.rst.
  */
 #ifndef _KWQ_RING_H
 #define _KWQ_RING_H

@@ -14,7 +14,7 @@
 #include <linux/kwq.h>
 #include <linux/string.h>
 
-#include "queue.h"
+#include "layout.h"
 
 /* stats.c: upper bounds of the buckets, and the bucket of each bit length */
 extern const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS + 1];

@@ -19,7 +19,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "queue.h"
+#include "layout.h"
 
 #define KWQ_HASH_BITS_MIN	6
 #define KWQ_HASH_BITS_INIT	10	/* largest table allocated at create */
