@@ -13,6 +13,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 
+#include "kwq_internal.h"
 #include "kwq_test.h"
 
 #define MS	NSEC_PER_MSEC
@@ -331,6 +332,34 @@ static void token_bucket_only_queue_counts_failures(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 }
 
+/*
+ * The time of a dying key's last failure is kept wherever its processing
+ * deadline is (in the node, or in the deadline's record), through touches
+ * that move it from one to the other and an unget: the dead key dates
+ * from the failure.
+ */
+static void dying_time_kept_across_deadlines_and_unget(struct kunit *test)
+{
+	struct kwq_config cfg = {
+		.max_retries = 1,
+		.processing_timeout_ns = 500 * MS,
+	};
+	struct kwq_key_info info;
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kwq_item item = dt_dying(test, q, c, "a");
+
+	kt_advance(c, 5 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &item, KWQ_NO_TIMEOUT));
+	kt_advance(c, 5 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &item, 300 * MS));
+	kt_advance(c, 5 * MS);
+	kwq_unget(q, &item);
+	KUNIT_ASSERT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, info.state);
+	KUNIT_EXPECT_EQ(test, 15 * MS, info.since_ns);
+}
+
 static void bad_dead_set_config_fails_create(struct kunit *test)
 {
 	struct kwq_config cfg = { .max_retries = KWQ_MAX_RETRIES_MAX + 1 };
@@ -379,6 +408,7 @@ static struct kunit_case kwq_dead_cases[] = {
 	KUNIT_CASE(release_owner_buries_dying_key),
 	KUNIT_CASE(forget_keeps_dead_key),
 	KUNIT_CASE(remove_of_dead_key_is_enoent),
+	KUNIT_CASE(dying_time_kept_across_deadlines_and_unget),
 	KUNIT_CASE(token_bucket_only_queue_counts_failures),
 	KUNIT_CASE(bad_dead_set_config_fails_create),
 	KUNIT_CASE(dead_keys_are_charged_as_keys),

@@ -542,7 +542,7 @@ static void charges_are_slab_object_sizes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
 					 &item));
 	spin_lock_irqsave(&q->lock, flags);
-	sz = ksize(((const struct kwq_node *)item.node)->due);
+	sz = ksize(kwq_node_due(item.node));
 	spin_unlock_irqrestore(&q->lock, flags);
 	KUNIT_EXPECT_EQ(test, kl_used(b) - used, (long)sz);
 

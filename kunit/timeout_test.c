@@ -170,6 +170,44 @@ static void touch_clears_or_sets_a_deadline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q0, &x));
 }
 
+/*
+ * The time a processing key became dirty is kept wherever its processing
+ * deadline is (in the node, or in the deadline's record): the requeued
+ * key's queue duration runs from that add, however touch moved the
+ * deadline meanwhile.
+ */
+static void dirty_time_kept_across_deadline_changes(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kto_create(test, 500 * MS, &c);
+	struct kwq_item a, b;
+
+	kt_add(q, "a");
+	kt_add(q, "b");
+	a = kt_get(test, q, "a");
+	b = kt_get(test, q, "b");
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &b, KWQ_NO_TIMEOUT));
+	kt_advance(c, 10 * MS);
+	/* Dirty: a with a deadline, b without. */
+	kt_add(q, "a");
+	kt_add(q, "b");
+	kt_advance(c, 10 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &a, KWQ_NO_TIMEOUT));
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &b, 300 * MS));
+	kt_advance(c, 10 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &a, 400 * MS));
+	KUNIT_EXPECT_EQ(test, 0, kwq_touch(q, &b, 200 * MS));
+	kt_advance(c, 10 * MS);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &b));
+	a = kt_get(test, q, "a");
+	b = kt_get(test, q, "b");
+	KUNIT_EXPECT_EQ(test, KT_T0 + 10 * MS, a.queued_ns);
+	KUNIT_EXPECT_EQ(test, KT_T0 + 10 * MS, b.queued_ns);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &b));
+}
+
 static void get_overrides_the_queue_timeout(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -347,6 +385,7 @@ static struct kunit_case kwq_timeout_cases[] = {
 	KUNIT_CASE(done_wins_at_the_same_moment_as_deadline),
 	KUNIT_CASE(touch_extends_the_deadline),
 	KUNIT_CASE(touch_clears_or_sets_a_deadline),
+	KUNIT_CASE(dirty_time_kept_across_deadline_changes),
 	KUNIT_CASE(get_overrides_the_queue_timeout),
 	KUNIT_CASE(deadlines_fire_in_order),
 	KUNIT_CASE(revoked_owner_gets_estale_by_key),

@@ -166,7 +166,7 @@ noinline void kwq_due_insert(struct kwq *q, struct kwq_node *n,
 {
 	d->node = n;
 	d->due_ns = kwq_deadline(now, timeout_ns);
-	n->due = d;
+	kwq_node_set_due(n, d);
 	rb_add_cached(&d->rb, &q->due, kwq_due_less);
 	q->nr_due++;
 	/* Re-armed only if this deadline is the first. */
@@ -177,12 +177,12 @@ noinline void kwq_due_insert(struct kwq *q, struct kwq_node *n,
 noinline struct kwq_due *kwq_due_erase(struct kwq *q,
 				       struct kwq_node *n)
 {
-	struct kwq_due *d = n->due;
+	struct kwq_due *d = kwq_node_due(n);
 
 	/* The timer may stay armed: it then finds nothing due. */
 	rb_erase_cached(&d->rb, &q->due);
 	q->nr_due--;
-	n->due = NULL;
+	kwq_node_clear_due(n);
 	return d;
 }
 
@@ -208,7 +208,7 @@ bool kwq_timeout_ok(u64 timeout_ns)
  */
 int kwq_due_move(struct kwq *q, struct kwq_node *n, u64 timeout_ns)
 {
-	struct kwq_due *d = n->due;
+	struct kwq_due *d = kwq_node_due(n);
 
 	if (d) {
 		kwq_due_erase(q, n);

@@ -102,8 +102,9 @@ static void kwq_info_fill(const struct kwq *q, const struct kwq_node *n,
 			info->flags |= KWQ_KEY_DYING;
 		kwq_info_due(info, n->deadline, now);
 		/* A deadline due this instant reads 1 ns: 0 means none. */
-		if (n->due)
-			info->timeout_ns = kwq_since(n->due->due_ns, now) ?: 1;
+		if (kwq_node_has_due(n))
+			info->timeout_ns =
+				kwq_since(kwq_node_due(n)->due_ns, now) ?: 1;
 		break;
 	case KWQ_DEAD:
 		info->since_ns = kwq_since(now, n->start_ns);

@@ -66,7 +66,7 @@ struct kwq_due;
  * A node is in one state at a time, and the links of a state share one
  * union with those of the others: every transition unlinks the node from
  * its old structure before it links it into the new one. A 16-byte key
- * makes a 112-byte object.
+ * makes a 104-byte object (84 bytes and the key, in the 104-byte cache).
  */
 struct kwq_node {
 	/*
@@ -120,7 +120,6 @@ struct kwq_node {
 			void *owner;		/* kwq_get()'s cookie */
 			u64 lease;		/* which hand-out, never 0 */
 			u64 start_ns;		/* clock time processing began */
-			u64 dirty_ns;		/* REQUEUE_READY: time of the add */
 		};
 	};
 	/*
@@ -132,10 +131,11 @@ struct kwq_node {
 		/* READY: clock time it became ready */
 		u64 queued_ns;
 		/*
-		 * PROCESSING: its processing deadline, NULL if none (the
-		 * time it became ready went to the lease: kwq_item.queued_ns)
+		 * PROCESSING: its processing deadline or a time, never both
+		 * (kwq_node_due(), kwq_node_dirty_ns() below). The time it
+		 * became ready went to the lease (kwq_item.queued_ns).
 		 */
-		struct kwq_due *due;
+		u64 proc;
 	};
 	u32 failures;			/* rate limiter failure count */
 	u8 key[];
@@ -254,11 +254,69 @@ struct kwq_level {
 struct kwq_due {
 	struct rb_node rb;
 	u64 due_ns;
+	u64 dirty_ns;		/* the node's, while it has this deadline */
 	union {
 		struct kwq_node *node;
 		struct kwq_due *next_free;
 	};
 };
+
+/*
+ * A processing node's ->proc holds its deadline record or, when it has
+ * none, the time it became dirty (KWQ_REQUEUE_READY: the add's) or dying
+ * (KWQ_REQUEUE_DEAD: the failure's), shifted left and tagged with bit 0
+ * as xa_mk_value() tags an integer: a record is 8-aligned, and a clock
+ * time fits in 63 bits for 292 years. A record carries the time in its
+ * ->dirty_ns instead (kwq_node_set_due() moves it there,
+ * kwq_node_clear_due() back). So the 8 bytes of that time are paid for by
+ * the leases with a processing deadline, in their records, not by every
+ * node. Never 0 while processing: kwq_node_proc_init() tags "no time".
+ */
+static __always_inline void kwq_node_proc_init(struct kwq_node *n)
+{
+	n->proc = 1;
+}
+
+static __always_inline bool kwq_node_has_due(const struct kwq_node *n)
+{
+	return !(n->proc & 1);
+}
+
+static __always_inline struct kwq_due *kwq_node_due(const struct kwq_node *n)
+{
+	return kwq_node_has_due(n) ? (struct kwq_due *)(uintptr_t)n->proc : NULL;
+}
+
+/* Give @n, which has no deadline record, the record @d. */
+static __always_inline void kwq_node_set_due(struct kwq_node *n,
+					     struct kwq_due *d)
+{
+	d->dirty_ns = n->proc >> 1;
+	n->proc = (uintptr_t)d;
+}
+
+/* Take @n's deadline record away. */
+static __always_inline void kwq_node_clear_due(struct kwq_node *n)
+{
+	n->proc = kwq_node_due(n)->dirty_ns << 1 | 1;
+}
+
+static inline u64 kwq_node_dirty_ns(const struct kwq_node *n)
+{
+	const struct kwq_due *d = kwq_node_due(n);
+
+	return d ? d->dirty_ns : n->proc >> 1;
+}
+
+static inline void kwq_node_set_dirty_ns(struct kwq_node *n, u64 ns)
+{
+	struct kwq_due *d = kwq_node_due(n);
+
+	if (d)
+		d->dirty_ns = ns;
+	else
+		n->proc = ns << 1 | 1;
+}
 
 #define KWQ_DUE_KEEP		32
 
@@ -272,7 +330,7 @@ struct kwq_due {
 #define KWQ_WALK_CHUNK		64
 
 /* Node caches by size (table.c: kwq_cache_objs) */
-#define KWQ_NODE_CACHES		11
+#define KWQ_NODE_CACHES		12
 /* Freed nodes a queue keeps per cache for its next new keys */
 #define KWQ_POOL_MAX		32
 

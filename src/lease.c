@@ -55,7 +55,7 @@ static __always_inline void kwq_processing_link(struct kwq *q,
 	q->nr_processing++;
 	/* The list stays in start order: kwq_get_stats() relies on it. */
 	list_add_tail(&n->link, &q->processing);
-	n->due = NULL;
+	kwq_node_proc_init(n);
 	if (unlikely(d))
 		kwq_due_insert(q, n, d, now, timeout_ns);
 }
@@ -761,9 +761,8 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 	kwq_processing_unlink(q, n);
 	q->start_ns_sum -= n->start_ns;
 	/* The get did not happen: take its queue duration back. */
-	n->queued_ns = item->queued_ns;
 	kwq_hist_unobserve(&q->queue_hist,
-			   kwq_since(n->start_ns, n->queued_ns));
+			   kwq_since(n->start_ns, item->queued_ns));
 	n->owner = NULL;
 	if (kwq_bury_dying(q, n)) {
 		kwq_unlock(q, flags, 0);
@@ -772,7 +771,8 @@ void kwq_unget(struct kwq *q, const struct kwq_item *item)
 	if (n->requeue != KWQ_REQUEUE_NONE)
 		kwq_prio_set(q, &n->prio, max(n->prio, n->requeue_prio));
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
-	/* Back where get took it from; queued_ns stays the original. */
+	/* Back where get took it from, with the time it was queued. */
+	n->queued_ns = item->queued_ns;
 	kwq_ready_insert(q, n, n->prio, true);
 	kwq_unlock(q, flags, 1);
 }

@@ -220,13 +220,11 @@ static void kwq_bury(struct kwq *q, struct kwq_node *n, u64 failed_ns)
  */
 bool kwq_bury_dying(struct kwq *q, struct kwq_node *n)
 {
-	u64 failed_ns = n->dirty_ns;
-
 	if (n->requeue != KWQ_REQUEUE_DEAD)
 		return false;
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, 0);
 	q->nr_items--;
-	kwq_bury(q, n, failed_ns);
+	kwq_bury(q, n, kwq_node_dirty_ns(n));
 	return true;
 }
 
@@ -360,8 +358,8 @@ static void kwq_kill(struct kwq *q, struct kwq_node *n, u64 now)
 	case KWQ_PROCESSING:
 		kwq_set_requeue(q, n, KWQ_REQUEUE_DEAD, now);
 		n->deadline = 0;
-		/* ->dirty_ns: the time of the failure, until the done */
-		n->dirty_ns = now;
+		/* The time of the failure, until the done */
+		kwq_node_set_dirty_ns(n, now);
 		return;
 	case KWQ_DEAD:
 		list_move_tail(&n->link, &q->dead);

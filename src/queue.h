@@ -91,7 +91,7 @@ static inline void kwq_set_requeue(struct kwq *q, struct kwq_node *n,
 {
 	if (requeue == KWQ_REQUEUE_READY && n->requeue != KWQ_REQUEUE_READY) {
 		q->nr_dirty++;
-		n->dirty_ns = now;
+		kwq_node_set_dirty_ns(n, now);
 	} else if (requeue != KWQ_REQUEUE_READY &&
 		   n->requeue == KWQ_REQUEUE_READY) {
 		q->nr_dirty--;
@@ -163,7 +163,7 @@ static __always_inline void kwq_processing_unlink(struct kwq *q,
 {
 	q->nr_processing--;
 	list_del(&n->link);
-	if (unlikely(n->due))
+	if (unlikely(kwq_node_has_due(n)))
 		kwq_due_release(q, kwq_due_erase(q, n));
 }
 
@@ -175,7 +175,7 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 				       struct kwq_node **pp, u64 now)
 {
 	enum kwq_requeue requeue = n->requeue;
-	u64 ready_ns = n->dirty_ns;
+	u64 ready_ns;
 
 	kwq_processing_unlink(q, n);
 	q->start_ns_sum -= n->start_ns;
@@ -191,6 +191,7 @@ static __always_inline bool kwq_finish(struct kwq *q, struct kwq_node *n,
 		kwq_bury_dying(q, n);
 		return false;
 	}
+	ready_ns = kwq_node_dirty_ns(n);
 	kwq_set_requeue(q, n, KWQ_REQUEUE_NONE, now);
 	if (requeue == KWQ_REQUEUE_DELAYED) {
 		if (q->shutting_down) {

@@ -36,12 +36,12 @@
  * last holds KWQ_KEY_MAX.
  */
 static const u16 kwq_cache_objs[] = {
-	112, 120, 128, 144, 160, 192, 224, 288, 448, 704,
+	104, 112, 120, 128, 144, 160, 192, 224, 288, 448, 704,
 	ALIGN(KWQ_NODE_HDR + KWQ_KEY_MAX, 8),
 };
 
 static_assert(ARRAY_SIZE(kwq_cache_objs) == KWQ_NODE_CACHES);
-static_assert(KWQ_NODE_HDR + 16 <= 120);
+static_assert(KWQ_NODE_HDR + 16 <= 104);
 struct kmem_cache *kwq_node_caches[KWQ_NODE_CACHES];
 /* kmem_cache_size() of each, what a node is charged */
 unsigned int kwq_node_sizes[KWQ_NODE_CACHES];
@@ -346,9 +346,9 @@ void kwq_table_free(struct kwq *q)
 int kwq_table_init(void)
 {
 	static const char *const names[] = {
-		"kwq_node_112", "kwq_node_120", "kwq_node_128", "kwq_node_144",
-		"kwq_node_160", "kwq_node_192", "kwq_node_224", "kwq_node_288",
-		"kwq_node_448", "kwq_node_704", "kwq_node_max",
+		"kwq_node_104", "kwq_node_112", "kwq_node_120", "kwq_node_128",
+		"kwq_node_144", "kwq_node_160", "kwq_node_192", "kwq_node_224",
+		"kwq_node_288", "kwq_node_448", "kwq_node_704", "kwq_node_max",
 	};
 	unsigned int i, c = 0;
 

@@ -37,7 +37,7 @@
  *	cost per item without contention; mqueue: ITEMS <= 65536). Both
  *	queues are ITEMS deep (kwq: max_items = ITEMS).
  *   kwq_ubench memory ITEMS REP
- *	add ITEMS 16-byte keys and report the kwq_node_112 slab growth (boot
+ *	add ITEMS 16-byte keys and report the kwq_node_104 slab growth (boot
  *	with slab_nomerge so the cache is kwq's alone).
  *
  * Results are lines "RESULT suite=... key=value ..." on stdout.
@@ -616,7 +616,7 @@ struct memsnap {
 	long long slabs, objects;
 };
 
-#define SLAB_DIR "/sys/kernel/slab/kwq_node_112/"
+#define SLAB_DIR "/sys/kernel/slab/kwq_node_104/"
 
 static void snap(struct memsnap *m)
 {
