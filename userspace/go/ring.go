@@ -209,7 +209,7 @@ func (r *ring) doorbell() {
 // system call (the records it wrote and did not publish yet are complete:
 // whoever publishes next publishes them too).
 func (r *ring) room(n uint32) error {
-	for spin := 0; ; spin++ {
+	for {
 		if ringSQEntries-(r.tail-r.head) >= n {
 			return nil
 		}
