@@ -25,7 +25,9 @@
 #                        replays one (one thread, each call's result)
 #   make torture         the torture run (issue 34) on the debug 6.12 kernel,
 #                        SECONDS=N (300) SEED=S; PLANT=BUG loads a kwq.ko
-#                        with a planted bug (tools/testing/plant/BUG.patch)
+#                        with a planted bug (tools/testing/plant/BUG.patch);
+#                        KERNEL=kcsan runs it on the KCSAN kernel (7.2: the
+#                        debug 7.2), CPUS=4 with four vCPUs
 #   make torture-plants  each planted bug must be caught (one VM each, 60 s)
 #   make check-kcsan     KUnit + userspace tests on the KCSAN test kernel
 #   make coverage        line and branch coverage of src/ (gcov, lcov): the
@@ -121,9 +123,11 @@ fuzz:
 # The torture run (userspace/tests/torture_test.c) for SECONDS on the debug
 # 6.12 kernel; PLANT=BUG loads a kwq.ko with a planted bug
 # (tools/testing/plant/BUG.patch). torture-plants proves each is caught.
+# KERNEL=kcsan|7.2 another kernel, CPUS=N vCPUs (try.sh -v, -c).
 comma := ,
 torture:
-	tools/testing/try.sh -o torture -t $$(($(SECONDS) * 3 + 600)) \
+	tools/testing/try.sh -o torture$(if $(KERNEL),-$(KERNEL)) -t $$(($(SECONDS) * 3 + 600)) \
+		$(if $(KERNEL),-v $(KERNEL)) $(if $(CPUS),-c $(CPUS)) \
 		$(if $(PLANT),-P $(PLANT)) torture:-t,$(SECONDS)$(if $(SEED),$(comma)-s$(comma)$(SEED))
 
 torture-plants:

@@ -3,10 +3,13 @@
 # (or stock) kernel in QEMU and run only the suites named, judged as make
 # check judges them (report.py: KTAP and every splat).
 #
-# usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t TIMEOUT] [-o NAME] [-P BUG] [SUITE[:ARGS]...]
-#   -v  the kernel (default: the debug 6.12 test kernel; latency: the
-#       latency kernel walks_test runs on, one vCPU, its clock counting
-#       instructions: lib.sh, KWQ_LATENCY_VM_QEMU)
+# usage: try.sh [-v 6.12|7.2|kcsan|stock-6.12|latency] [-c CPUS] [-k] [-t TIMEOUT] [-o NAME] [-P BUG] [SUITE[:ARGS]...]
+#   -v  the kernel (default: the debug 6.12 test kernel; kcsan: make
+#       check-kcsan's KCSAN 6.12 kernel; latency: the latency kernel
+#       walks_test runs on, one vCPU, its clock counting instructions:
+#       lib.sh, KWQ_LATENCY_VM_QEMU)
+#   -c  vCPUs of the VM (default 2, as make check; more interleave more:
+#       TCG runs a host thread per vCPU, on however many host cores)
 #   -k  also load kwq_test.ko (every KUnit suite; debug kernels only)
 #   -o  a name for this run's build directory and log (default: try),
 #       so that several runs can go on side by side
@@ -18,17 +21,20 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ver=6.12 kunit=0 timeout=1800 name=try append='' qemu_args='' plant=''
-while getopts v:kt:o:P: opt; do
+ver=6.12 kunit=0 timeout=1800 name=try append='' qemu_args='' plant='' cpus=''
+usage="usage: try.sh [-v 6.12|7.2|kcsan|stock-6.12|latency] [-c CPUS] [-k] [-t S] [-o NAME] [-P BUG] [SUITE[:ARGS]...]"
+while getopts v:c:kt:o:P: opt; do
 	case $opt in
 	v) ver=$OPTARG ;;
+	c) cpus=$OPTARG ;;
 	k) kunit=1 ;;
 	t) timeout=$OPTARG ;;
 	o) name=$OPTARG ;;
 	P) plant=$OPTARG ;;
-	*) die "usage: try.sh [-v 6.12|7.2|stock-6.12|latency] [-k] [-t S] [-o NAME] [-P BUG] [SUITE[:ARGS]...]" ;;
+	*) die "$usage" ;;
 	esac
 done
+[ -z "$cpus" ] || [[ "$cpus" =~ ^[1-9][0-9]?$ ]] || die "-c takes 1 to 99 vCPUs, not '$cpus'"
 shift $((OPTIND - 1))
 mkdir -p "$KWQ_OUT/logs"
 KWQ_OUT=$(realpath "$KWQ_OUT")
@@ -46,6 +52,11 @@ stock-6.12)
 		"$KWQ_ROOT/tools/testing/config/debug.config" "$ver") || die "kernel build failed"
 	image=$kdir/arch/x86/boot/bzImage
 	;;
+kcsan)
+	kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
+		"$KWQ_ROOT/tools/testing/config/kcsan.config" 6.12) || die "kernel build failed"
+	image=$kdir/arch/x86/boot/bzImage
+	;;
 latency)
 	kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
 		"$KWQ_ROOT/tools/testing/config/latency.config" 6.12) || die "kernel build failed"
@@ -54,6 +65,8 @@ latency)
 	;;
 *) die "unknown kernel $ver" ;;
 esac
+# After vm.sh's own -smp 2: QEMU takes the last.
+[ -z "$cpus" ] || qemu_args+="${qemu_args:+ }-smp $cpus"
 m=$KWQ_OUT/mod-$name
 KWQ_PLANT=$plant "$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$m" >/dev/null ||
 	die "module build failed (log: $m/build.log)"
@@ -85,4 +98,6 @@ log=$KWQ_OUT/logs/vm-$name.log
 say "booting $(basename "$kdir") for: $* $([ $kunit = 1 ] && echo KUnit); log: $log"
 "$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$log" -p "$plan" -t "$timeout" \
 	${append:+-a "$append"} ${qemu_args:+-q "$qemu_args"} "${files[@]}"
-"$KWQ_ROOT/tools/testing/report.py" --label "$name: $ver" "$log"
+# As make check-kcsan: a KCSAN report counts when its stacks name kwq.
+"$KWQ_ROOT/tools/testing/report.py" --label "$name: $ver" \
+	$([ "$ver" = kcsan ] && echo --kcsan-only-kwq) "$log"
