@@ -99,5 +99,6 @@ say "booting $(basename "$kdir") for: $* $([ $kunit = 1 ] && echo KUnit); log: $
 "$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$log" -p "$plan" -t "$timeout" \
 	${append:+-a "$append"} ${qemu_args:+-q "$qemu_args"} "${files[@]}"
 # As make check-kcsan: a KCSAN report counts when its stacks name kwq.
-"$KWQ_ROOT/tools/testing/report.py" --label "$name: $ver" \
-	$([ "$ver" = kcsan ] && echo --kcsan-only-kwq) "$log"
+report_args=()
+[ "$ver" = kcsan ] && report_args+=(--kcsan-only-kwq)
+"$KWQ_ROOT/tools/testing/report.py" --label "$name: $ver" "${report_args[@]}" "$log"
