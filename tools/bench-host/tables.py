@@ -53,44 +53,84 @@ def parse_dump(path):
     return label, summary, arcs
 
 
-# kwq's table, as lines of src/queue.c: the hash, the bucket, the chain
+# kwq's table, as lines of the sources: the hash, the bucket, the chain
 # walks (locked and lockless), link, unlink and the grow check. Their self
 # cost, wherever gcc inlined them, plus the calls to hsiphash and memcmp
-# they make; not the queue's lock, node or FIFO.
+# they make; not the queue's lock, node or FIFO. Each function is looked
+# for in every file of KWQ_TABLE_FILES, and must be found in one.
+KWQ_TABLE_FILES = ["src/table.h", "src/table.c", "src/queue.h", "src/queue.c"]
 KWQ_TABLE_FNS = ["kwq_hash", "kwq_bucket", "kwq_chain_append",
                  "kwq_chain_link", "kwq_lookup", "kwq_lock_lookup",
-                 "kwq_maybe_grow", "kwq_seen_lockless"]
+                 "kwq_seen_lockless"]
 
 
-def kwq_table_lines(path):
-    src = open(path).read().split("\n")
-    lines = set()
+def kwq_table_lines(root):
+    """{file: set of 1-based lines} of kwq's table code under root."""
+    out = {}
+    found = set()
 
-    def body(i):
+    def body(src, i):
+        """A definition's lines, or none for a declaration."""
         j = i
+        while src[j] != "{":
+            if src[j].rstrip().endswith(";"):
+                return range(0)
+            j += 1
         while src[j] != "}":
             j += 1
         return range(i + 1, j + 2)      # 1-based, closing brace included
 
-    for i, l in enumerate(src):
-        for fn in KWQ_TABLE_FNS:
-            if re.match(r"^(\w.*[ *])?%s\(" % fn, l) and not l.rstrip().endswith(";"):
-                lines.update(body(i))
-        if l.strip() == "n->hash = hash;":
-            lines.add(i + 1)
-    # kwq_node_free(): the unlink, from "if (!pp) {" to the store.
-    start = [i for i, l in enumerate(src) if re.match(r"^static .*kwq_node_free\(", l) or
-             re.match(r"^kwq_node_free\(", l)]
-    if not start:
-        die("kwq_node_free() not found in %s" % path)
-    i = start[0]
-    while "if (!pp) {" not in src[i]:
-        i += 1
-    j = i
-    while "WRITE_ONCE(*pp, n->hnext);" not in src[j]:
-        j += 1
-    lines.update(range(i + 1, j + 2))
-    return lines
+    def span(src, i, first, last, what, path):
+        """Lines from the one holding first (at i or after) to last."""
+        while i < len(src) and first not in src[i]:
+            i += 1
+        j = i
+        while j < len(src) and last not in src[j]:
+            j += 1
+        if j >= len(src):
+            die("%s not found in %s" % (what, path))
+        return range(i + 1, j + 2)
+
+    for rel in KWQ_TABLE_FILES:
+        path = os.path.join(root, rel)
+        src = open(path).read().split("\n")
+        lines = set()
+        for i, l in enumerate(src):
+            for fn in KWQ_TABLE_FNS:
+                # The definition: its name at the line's start or after
+                # its return type, not a declaration (";").
+                if re.match(r"^(\w.*[ *])?%s\(" % fn, l) and body(src, i):
+                    lines.update(body(src, i))
+                    found.add(fn)
+            if re.match(r"^(static .*)?kwq_node_insert\(", l):
+                # The grow check and the hash's store in the new node.
+                lines.update(span(src, i, "q->grow_at", "}",
+                                  "kwq_node_insert()'s grow check", path))
+                lines.update(span(src, i, "atomic_set(&n->hword, hash);",
+                                  "atomic_set(&n->hword, hash);",
+                                  "kwq_node_insert()'s hash store", path))
+                found.add("kwq_node_insert")
+            if re.match(r"^static .*kwq_node_free\(", l):
+                # The unlink, from "if (!pp) {" to the store.
+                lines.update(span(src, i, "if (!pp) {",
+                                  "WRITE_ONCE(*pp, n->hnext);",
+                                  "kwq_node_free()'s unlink", path))
+                found.add("kwq_node_free")
+        if lines:
+            out[rel] = lines
+    missing = set(KWQ_TABLE_FNS + ["kwq_node_insert", "kwq_node_free"]) - found
+    if missing:
+        die("not found in %s: %s" % (", ".join(KWQ_TABLE_FILES),
+                                     ", ".join(sorted(missing))))
+    return out
+
+
+def kwq_file(path):
+    """The KWQ_TABLE_FILES entry path names, or None."""
+    for rel in KWQ_TABLE_FILES:
+        if (path or "").endswith(rel):
+            return rel
+    return None
 
 
 def parse_table_lines(path, lines):
@@ -104,7 +144,7 @@ def parse_table_lines(path, lines):
             c = line[:1]
             if c.isdigit() or c in "+-*":
                 tok = line.split()
-                inq = (cur or "").endswith("src/queue.c") and int(tok[0]) in lines
+                inq = int(tok[0]) in lines.get(kwq_file(cur), ())
                 if pending:
                     pending = False
                     callee = cfn.split(".")[0]
@@ -142,7 +182,7 @@ def main():
     mem = {}
     native = {}
     here = os.path.dirname(os.path.abspath(__file__))
-    tlines = kwq_table_lines(os.path.join(here, "..", "..", "src", "queue.c"))
+    tlines = kwq_table_lines(os.path.join(here, "..", ".."))
     kwq_lines = {}  # (n, phase) -> cost vector of kwq's table lines
     for job in jobs:
         if not any(l.startswith("ok ") for l in open(os.path.join(job, "vg.out"))):
@@ -317,7 +357,8 @@ def main():
     P("(kwq: the whole kwq_add/kwq_remove, the queue's own work included; "
       "rhashtable: node allocation, key copy and free included. \"table "
       "alone\": rhashtable's calls (hash, bucket lock, walk, link/unlink); "
-      "for kwq, the lines of %s and of kwq_node_free()'s unlink, with "
+      "for kwq, the lines of %s, of kwq_node_insert()'s grow check and "
+      "hash store and of kwq_node_free()'s unlink, with "
       "the hsiphash and memcmp calls they make, wherever inlined: no lock, "
       "q->lock being the queue's)" % ", ".join(KWQ_TABLE_FNS))
     text = "\n".join(lines) + "\n"
