@@ -56,6 +56,19 @@ static bool kl_has_level(struct kwq *q, int prio)
 	return found;
 }
 
+/* The references to @q's level of @prio (0: there is none). */
+static unsigned long kl_refs(struct kwq *q, int prio)
+{
+	struct kwq_level *l;
+	unsigned long flags, refs;
+
+	spin_lock_irqsave(&q->lock, flags);
+	l = kwq_level_find(q, prio);
+	refs = l ? l->refs : 0;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return refs;
+}
+
 static long kl_used(struct kwq_budget *b)
 {
 	return atomic_long_read(&b->used);
@@ -241,6 +254,12 @@ static bool kl_allocated(void) { return false; }
  * CONFIG_FAULT_INJECTION makes it). Likewise a requeue with a delay, a
  * lease given back, an unget, a processing deadline that passes, and a
  * dead key's revive.
+ *
+ * fail-nth counts every allocation of the task, and a kfree() under KASAN
+ * can allocate (a stack depot page for the free's stack): so no level is
+ * freed inside a window. A ready key "h" holds the level the step lets
+ * go of; the step must drop its reference (one left), and the level goes
+ * with "h", after the window.
  */
 static void pending_requeue_keeps_its_level(struct kunit *test)
 {
@@ -277,11 +296,14 @@ static void pending_requeue_keeps_its_level(struct kunit *test)
 
 	/* Delayed at 5 while processing at 9: waits, then ready at 5. */
 	KUNIT_ASSERT_EQ(test, 0, kl_add(q, "k", 5, 10 * MS));
+	KUNIT_ASSERT_EQ(test, 0, kl_add(q, "h", 9, 0));
 	kl_fail_next();
 	ret = kwq_done(q, &item);
 	alloc = kl_allocated();
 	KUNIT_ASSERT_EQ(test, 0, ret);
 	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_EQ(test, 1UL, kl_refs(q, 9));
+	KUNIT_ASSERT_EQ(test, 0, kt_remove(q, "h"));
 	KUNIT_EXPECT_FALSE(test, kl_has_level(q, 9));
 	kl_fail_next();
 	kt_advance(c, 10 * MS);
@@ -296,21 +318,27 @@ static void pending_requeue_keeps_its_level(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
 					 &item));
 	KUNIT_ASSERT_EQ(test, 0, kl_add(q, "k", 6, 0));
+	KUNIT_ASSERT_EQ(test, 0, kl_add(q, "h", 1, 0));
 	kl_fail_next();
 	ret = kwq_release_owner(q, &owner);
 	alloc = kl_allocated();
 	KUNIT_EXPECT_EQ(test, 1, ret);
 	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_EQ(test, 1UL, kl_refs(q, 1));
+	KUNIT_ASSERT_EQ(test, 0, kt_remove(q, "h"));
 	KUNIT_EXPECT_FALSE(test, kl_has_level(q, 1));
 
 	/* Dirty at 8, the get undone: back at 8. */
 	item = kt_get(test, q, "k");
 	KUNIT_EXPECT_EQ(test, 6, item.priority);
 	KUNIT_ASSERT_EQ(test, 0, kl_add(q, "k", 8, 0));
+	KUNIT_ASSERT_EQ(test, 0, kl_add(q, "h", 6, 0));
 	kl_fail_next();
 	kwq_unget(q, &item);
 	alloc = kl_allocated();
 	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_EQ(test, 1UL, kl_refs(q, 6));
+	KUNIT_ASSERT_EQ(test, 0, kt_remove(q, "h"));
 	KUNIT_EXPECT_FALSE(test, kl_has_level(q, 6));
 
 	/* Its deadline passes: requeued (rate limited) at its 8. */
