@@ -293,6 +293,60 @@ static void release_owner_buries_dying_key(struct kunit *test)
 	kt_expect_empty(test, q);
 }
 
+/*
+ * A dead key keeps the priority it had in the queue (for one that died
+ * processing, the one it was handed out with): the last failure's
+ * priority is not applied, and a revive makes it ready at the kept one.
+ */
+static void dead_key_keeps_the_priority_it_ran_with(struct kunit *test)
+{
+	struct kwq_add_opts first = { .priority = 3 }, last = { .priority = 7 };
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 0, &c);
+	struct kwq_key_info info;
+	struct kwq_item item;
+	u64 delay = 0;
+
+	/* One failure at priority 3: it waits, then runs at 3. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_rate_limited(q, "a", 1, &first,
+						      &delay));
+	kt_advance(c, delay);
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_rate_limited(q, "a", 1, &last,
+						      &delay));
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, delay);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	KUNIT_ASSERT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, info.state);
+	KUNIT_EXPECT_EQ(test, 3, info.priority);
+	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "a"));
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+/*
+ * A dead key dropped for max_dead goes as a purge would: with its
+ * failure count, so that the queue holds nothing of it and a later add
+ * is a new key's.
+ */
+static void dead_key_dropped_beyond_bound_is_forgotten(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 1, &c);
+	struct kwq_key_info info;
+
+	dt_kill(test, q, c, "a", 1);
+	dt_kill(test, q, c, "b", 1);
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_dropped_total));
+	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_inspect(q, "a", 1, &info));
+	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
+}
+
 static void forget_keeps_dead_key(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -377,6 +431,8 @@ static struct kunit_case kwq_dead_cases[] = {
 	KUNIT_CASE(purge_drops_dead_key),
 	KUNIT_CASE(dead_set_drops_oldest_beyond_bound),
 	KUNIT_CASE(release_owner_buries_dying_key),
+	KUNIT_CASE(dead_key_keeps_the_priority_it_ran_with),
+	KUNIT_CASE(dead_key_dropped_beyond_bound_is_forgotten),
 	KUNIT_CASE(forget_keeps_dead_key),
 	KUNIT_CASE(remove_of_dead_key_is_enoent),
 	KUNIT_CASE(token_bucket_only_queue_counts_failures),
