@@ -288,9 +288,30 @@ static void release_owner_buries_dying_key(struct kunit *test)
 					 &item));
 	kt_rate_limited(test, q, "a");
 	/* Its holder went away after the last failure: dead, not ready. */
-	KUNIT_EXPECT_EQ(test, 0, kwq_release_owner(q, &owner));
+	kwq_release_owner(q, &owner);
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 	kt_expect_empty(test, q);
+}
+
+/*
+ * The lease of a key that dies as its holder goes away ended all the
+ * same: the release counts it, as lease_returns does.
+ */
+static void release_owner_counts_the_lease_of_a_dying_key(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 0, &c);
+	struct kwq_item item;
+	int owner;
+
+	kt_add(q, "a");
+	kt_advance(c, kt_fail(test, q, "a"));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
+					 &item));
+	kt_rate_limited(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &owner));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, lease_returns));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &item));
 }
 
 /*
@@ -431,6 +452,7 @@ static struct kunit_case kwq_dead_cases[] = {
 	KUNIT_CASE(purge_drops_dead_key),
 	KUNIT_CASE(dead_set_drops_oldest_beyond_bound),
 	KUNIT_CASE(release_owner_buries_dying_key),
+	KUNIT_CASE(release_owner_counts_the_lease_of_a_dying_key),
 	KUNIT_CASE(dead_key_keeps_the_priority_it_ran_with),
 	KUNIT_CASE(dead_key_dropped_beyond_bound_is_forgotten),
 	KUNIT_CASE(forget_keeps_dead_key),

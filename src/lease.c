@@ -710,10 +710,12 @@ static int kwq_release_walk(struct kwq *q, void *owner, bool may_sleep)
 				break;
 			list_move(&mark.link, &n->link);
 			/* Another walk's mark has lease 0 and owner NULL. */
-			if (n->lease && n->owner == owner)
+			if (n->lease && n->owner == owner) {
+				/* A lease ended, ready again or dead. */
 				ready += kwq_return_lease(q, n, now);
+				count++;
+			}
 		}
-		count += ready;
 		if (end) {
 			list_del(&mark.link);
 			/*

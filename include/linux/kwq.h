@@ -249,7 +249,8 @@ struct kwq_histogram {
  * @retries_total: accepted kwq_add_rate_limited() calls (client-go's
  *	retries_total, which also counts plain AddAfter calls)
  * @dropped_at_shutdown: delayed keys dropped because of shutdown
- * @lease_returns: processing keys put back by kwq_release_owner()
+ * @lease_returns: leases ended by kwq_release_owner(): keys put back, or
+ *	moved to the dead set if their last retry had failed
  * @failure_records: keys with a non-zero failure count
  * @failure_records_evicted: idle failure records forgotten to honour
  *	the bound
@@ -1121,8 +1122,13 @@ int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
  *
  * Every key processing under @owner is queued again at the tail of its
  * priority (once, even if it was added meanwhile) and counted as a lease
- * return. The leases of @owner's items end: kwq_done() of them gets
- * -ESTALE. Used when the
+ * return; a key that failed its last retry (max_retries) goes to the dead
+ * set instead, counted all the same. A key with a delayed requeue
+ * (kwq_add_after() while processing) is ready at once, for the run that
+ * was lost, and remembers the deadline as a ready key given
+ * kwq_add_after() does: taken before it, it waits for it at its done.
+ * This holds after kwq_shutdown() too. The leases of @owner's items end:
+ * kwq_done() of them gets -ESTALE. Used when the
  * holder of a lease goes away (an fd is closed), so nothing is lost.
  * The processing keys are walked 64 per hold of the queue lock (dropped
  * in between, without sleeping): every key @owner held when the call
@@ -1130,7 +1136,9 @@ int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
  * may not be.
  *
  * Context: as kwq_add().
- * Return: the number of keys returned, or -EINVAL for a bad argument.
+ * Return: the number of leases ended (what &struct kwq_stats.lease_returns
+ * counted: keys queued again and keys that died), or -EINVAL for a bad
+ * argument.
  */
 int kwq_release_owner(struct kwq *q, void *owner);
 

@@ -388,7 +388,8 @@ struct kwq_stats_hist {
  * @adds_total: adds that queued a key or moved its deadline
  * @retries_total: rate-limited adds
  * @dropped_at_shutdown: delayed keys dropped by shutdown
- * @lease_returns: processing keys returned because their fd closed
+ * @lease_returns: leases ended because their fd closed: keys returned
+ *	to the queue, or to the dead set if their last retry had failed
  * @failure_records: keys with a failure count
  * @shutting_down: 1 once shut down
  * @pad: 0
