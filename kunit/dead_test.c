@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "kwq_test.h"
+#include "kwq_trace.h"
 
 #define MS	NSEC_PER_MSEC
 
@@ -368,6 +369,48 @@ static void dead_key_dropped_beyond_bound_is_forgotten(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
 }
 
+/* What key_purged told: the last event for the case's queue. */
+struct dt_purged {
+	const struct kwq *q;
+	char key[8];
+	int ret;
+	unsigned int events;
+};
+
+static void dt_purged_probe(void *data, const struct kwq *q, const void *key,
+			    size_t len, s64 arg, int prio, int ret)
+{
+	struct dt_purged *p = data;
+
+	if (q != p->q)
+		return;
+	p->events++;
+	p->ret = ret;
+	memcpy(p->key, key, min(len, sizeof(p->key) - 1));
+	p->key[min(len, sizeof(p->key) - 1)] = '\0';
+}
+
+/*
+ * A dead key dropped for max_dead leaves a trace: key_purged with ret 1
+ * (a purge by kwq_purge() has ret 0), the key and its failure count.
+ */
+static void dead_key_dropped_beyond_bound_is_traced(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 1, &c);
+	struct dt_purged p = { .q = q };
+
+	KUNIT_ASSERT_EQ(test, 0, register_trace_key_purged(dt_purged_probe,
+							   &p));
+	dt_kill(test, q, c, "a", 1);
+	dt_kill(test, q, c, "b", 1);
+	unregister_trace_key_purged(dt_purged_probe, &p);
+	tracepoint_synchronize_unregister();
+	KUNIT_EXPECT_EQ(test, 1U, p.events);
+	KUNIT_EXPECT_STREQ(test, "a", p.key);
+	KUNIT_EXPECT_EQ(test, 1, p.ret);
+}
+
 static void forget_keeps_dead_key(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -455,6 +498,7 @@ static struct kunit_case kwq_dead_cases[] = {
 	KUNIT_CASE(release_owner_counts_the_lease_of_a_dying_key),
 	KUNIT_CASE(dead_key_keeps_the_priority_it_ran_with),
 	KUNIT_CASE(dead_key_dropped_beyond_bound_is_forgotten),
+	KUNIT_CASE(dead_key_dropped_beyond_bound_is_traced),
 	KUNIT_CASE(forget_keeps_dead_key),
 	KUNIT_CASE(remove_of_dead_key_is_enoent),
 	KUNIT_CASE(token_bucket_only_queue_counts_failures),

@@ -274,7 +274,9 @@ struct kwq_histogram {
  * @prio_len_other: ready keys of the levels not listed in @prio_len
  * @dead: keys in the dead set
  * @dead_total: keys moved to the dead set
- * @dead_dropped_total: dead keys dropped to honour the dead set's bound
+ * @dead_dropped_total: dead keys dropped to honour the dead set's bound,
+ *	oldest death first, with their failure counts, as kwq_purge() drops
+ *	them (traced as kwq:key_purged with ret 1)
  *
  * The clock is the queue's (&struct kwq_config.clock).
  */
