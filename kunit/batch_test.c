@@ -138,7 +138,6 @@ static void add_batch_with_a_bad_key_changes_nothing(struct kunit *test)
 						     NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, NULL, 2, &kb_now,
 						     NULL));
-	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, keys, 1, NULL, NULL));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 }
 
@@ -155,6 +154,21 @@ static void add_batch_rejects_bad_options(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, keys, 1, &o, NULL));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
+}
+
+/* NULL options are the defaults: plain adds, nodes allocated GFP_NOWAIT. */
+static void add_batch_takes_null_options(struct kunit *test)
+{
+	static const struct kwq_key keys[] = { KEY("a", 0), KEY("b", 2) };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	unsigned int done = 0;
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_batch(q, keys, 2, NULL, &done));
+	KUNIT_EXPECT_EQ(test, 2U, done);
+	kt_get_done(test, q, "b");
+	kt_get_done(test, q, "a");
+	kt_expect_empty(test, q);
 }
 
 static void add_batch_stops_at_the_item_cap(struct kunit *test)
@@ -512,6 +526,7 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(add_batch_dedups_keys_within_the_batch),
 	KUNIT_CASE(add_batch_with_a_bad_key_changes_nothing),
 	KUNIT_CASE(add_batch_rejects_bad_options),
+	KUNIT_CASE(add_batch_takes_null_options),
 	KUNIT_CASE(add_batch_stops_at_the_item_cap),
 	KUNIT_CASE(add_batch_after_shutdown_is_eshutdown),
 	KUNIT_CASE(add_batch_delays_and_priorities),

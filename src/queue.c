@@ -706,12 +706,16 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 	struct kwq_add_args a = {};
 	unsigned int i, n, k = 0;
 	unsigned long flags;
+	/* NULL options: plain adds, nodes allocated GFP_NOWAIT. */
+	static const struct kwq_batch_opts defaults;
 	u64 *delay;
 	gfp_t gfp;
 	int ret = 0;
 
 	if (done)
 		*done = 0;
+	if (!opts)
+		opts = &defaults;
 	if (!q || !kwq_batch_opts_ok(opts) || !kwq_keys_ok(keys, nr))
 		return -EINVAL;
 	a.after_ns = opts->after_ns;

@@ -690,7 +690,8 @@ struct kwq_batch_opts {
  * @q: queue
  * @keys: the keys, handled in order
  * @nr: number of keys
- * @opts: delay, rate limiting and allocation flags
+ * @opts: delay, rate limiting and allocation flags; NULL for plain adds
+ *	with nodes allocated GFP_NOWAIT (a zeroed struct)
  * @done: receives the number of keys that took effect, or NULL
  *
  * Each key is added as by kwq_add_opts() (or kwq_add_rate_limited()),
