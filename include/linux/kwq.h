@@ -1004,7 +1004,11 @@ static inline int kwq_item_priority(const struct kwq_item *item)
  * @items: receives the items, @max_nr entries
  * @min_nr: once a first key is taken, keep waiting and taking keys as
  *	they become ready until @min_nr are taken or @timeout_ns passes (a
- *	batching window; 0 or 1: do not wait for more)
+ *	batching window; 0 or 1: do not wait for more). The window also
+ *	ends at the processing deadline of the first key taken (the keys'
+ *	leases would be revoked while the call holds them), and no key is
+ *	taken after that lease has ended: one call never hands out a key
+ *	twice
  * @max_nr: most keys to take, >= 1 and >= @min_nr
  *
  * Keys are handed out as by kwq_get(), each with its own lease. Keys

@@ -244,7 +244,10 @@ struct kwq_keys_args {
  * @flags: KWQ_GET_*
  * @min_nr: wait (within @timeout_ns) until this many keys are taken,
  *	0..@max; 0 or 1 waits for the first key only, then takes what is
- *	ready. Keys taken before the timeout are returned, not lost.
+ *	ready. Keys taken before the timeout are returned, not lost. The
+ *	wait also ends at the processing deadline of the first key taken,
+ *	and no key is taken once that key's lease has ended: a call never
+ *	returns one key twice.
  * @timeout_ns: wait at most this long: < 0 forever, 0 not at all (as
  *	O_NONBLOCK: EAGAIN); ETIMEDOUT when it passes with no key taken
  * @nr: out: keys taken
