@@ -396,7 +396,11 @@ struct kwq_publish_opts {
  * once, in one namespace. Attached files hold a reference to the queue,
  * so it may outlive the module that created it (which is why a queue
  * with a clock of its own, which lives in that module, is refused).
- * When the namespace dies (its last task gone, no nsfs file or mount
+ * Its keys' holder ids (&struct kwq_key_info.holder, KWQ_IOC_INSPECT)
+ * are 0, whoever holds them: the owner cookies of its leases are the
+ * module's as well as the attached files', which kwq does not tell
+ * apart, so it names no process (the cookie, &struct kwq_key_info.owner,
+ * is reported as for any queue). When the namespace dies (its last task gone, no nsfs file or mount
  * holding it), kwq unpublishes the queue within seconds, as
  * kwq_unpublish() does; the queue stays the caller's, who may publish it
  * again.
@@ -420,7 +424,9 @@ int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts);
  * processing until each file is closed, which returns them to the queue.
  * A drain (KWQ_SHUTDOWN_DRAIN) in progress still waits for the queue to
  * empty. No-op for a queue that is not published. kwq_destroy() calls
- * it.
+ * it. The queue may be published again (kwq_publish(), in the same or
+ * another namespace, with new owner and mode); files detached before stay
+ * detached: they attach again with KWQ_IOC_OPEN.
  *
  * Context: process context, may sleep.
  */
@@ -551,7 +557,11 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
  * With &struct kwq_config.max_retries set, the call for a key that had
  * already failed that many times is its last failure: the key is not
  * requeued but moves to the dead set (a queued key now, a processing one
- * at its done), and *@delay_ns is KWQ_DELAY_DEAD. No limiter is charged.
+ * at its done), and *@delay_ns is KWQ_DELAY_DEAD. No limiter is charged,
+ * and @opts->priority is not applied: the key keeps the priority it had
+ * (it is revived at it). The same for a key that is dead already: it
+ * stays dead, counted once more and made the newest death (the last one
+ * &struct kwq_config.max_dead drops), *@delay_ns is KWQ_DELAY_DEAD.
  *
  * Context: as kwq_add().
  * Return: as kwq_add(); on error nothing changed and @delay_ns is not
@@ -701,6 +711,12 @@ struct kwq_batch_opts {
  * turn out unneeded (the key was queued already) are freed after the
  * lock is dropped.
  *
+ * A key "took effect" when its add was accepted: kwq_add_opts() (or
+ * kwq_add_rate_limited()) would have returned 0 for it, whether or not it
+ * changed anything. A re-add of a key already ready, or twice in one
+ * batch, took effect (and, rate limited, counted a failure and has its
+ * delay in @opts->delays).
+ *
  * Context: as kwq_add() if @opts->gfp does not allow sleeping, else
  * process context.
  * Return: 0 when all @nr keys took effect. Otherwise the error of the
@@ -819,9 +835,17 @@ long kwq_purge_all(struct kwq *q);
  * struct kwq_key_info - one key as kwq_inspect() saw it
  * @state: KWQ_KEY_READY, KWQ_KEY_WAITING, KWQ_KEY_PROCESSING, KWQ_KEY_DEAD
  *	or KWQ_KEY_IDLE
- * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
+ * @flags: processing: at most one of KWQ_KEY_DIRTY (ready again at its
+ *	done), KWQ_KEY_DELAYED (waits at its done until the deadline of
+ *	@due_ns) and KWQ_KEY_DYING (to the dead set at its done); any state
+ *	but dead and idle: KWQ_KEY_DUE if it has a deadline (@due_ns). A
+ *	dirty key that remembers a deadline (add_after, then add) is
+ *	KWQ_KEY_DIRTY | KWQ_KEY_DUE: ready at its done, still remembering
+ *	the deadline, as a ready key given add_after does
  * @priority: ready, waiting: its priority; processing: the priority it
- *	was handed out with
+ *	was handed out with; dead: the priority it had when it died (for a
+ *	key that died processing, the one it was handed out with), which
+ *	kwq_revive() makes it ready at; idle: the one it last had
  * @failures: its failure count (kwq_num_requeues())
  * @since_ns: ready: time since it became ready; processing: time since
  *	kwq_get() (time held); dead: time since its last failure; else 0
@@ -833,10 +857,14 @@ long kwq_purge_all(struct kwq *q);
  * @owner: processing: the owner cookie given to kwq_get() (to compare,
  *	not to follow: the holder may be gone once the call returns)
  * @holder: processing: the holder's id as the queue's creator tells it
- *	(/dev/kwq: the process id of the getter, in the reader's pid
- *	namespace); 0: detached, or none told
+ *	(a queue created through /dev/kwq: the process id of the getter, in
+ *	the reader's pid namespace); 0: detached, or none told (a kernel
+ *	queue, published or not: see kwq_publish())
  * @key_len: the key's length
  * @key: the key's bytes
+ *
+ * Times (@since_ns, @due_ns, @timeout_ns) are read on the queue's clock
+ * (&struct kwq_config.clock), as every deadline of the queue is.
  *
  * With room for a key of KWQ_KEY_MAX bytes the struct is about 1.1 KiB:
  * allocate it (or one on a stack frame with nothing else big), and
@@ -888,7 +916,12 @@ int kwq_inspect(struct kwq *q, const void *key, size_t len,
  * table size enters (the dedup table one bucket after another in reverse
  * binary order, as Redis's SCAN, each bucket sorted): a key present
  * during the whole walk is listed once, whether or not the table grows
- * meanwhile; a key added or removed meanwhile may or may not be. Each
+ * meanwhile; a key added or removed meanwhile may or may not be. The
+ * one exception: keys of one hash that are more than @max are split
+ * across calls by a count, oldest first, and a key of that hash that
+ * leaves or is added (or leaves and comes back) between the calls
+ * shifts the count: one of them is then missed or listed twice
+ * (Documentation/semantics.rst, "Introspection"). Each
  * call holds the queue lock once, for at most KWQ_INSPECT_BUCKETS
  * buckets and @max keys, so a call may return fewer keys than @max, even
  * none, before the walk ends: go on until *@cursor is 0. The cursor is a

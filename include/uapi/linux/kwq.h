@@ -500,12 +500,16 @@ struct kwq_dead_args {
  *	(KWQ_INFO_REC_SIZE(len))
  * @len: key length
  * @state: KWQ_KEY_READY .. KWQ_KEY_IDLE
- * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
- * @priority: its priority (processing: the one it was handed out with)
+ * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING (processing, at
+ *	most one), KWQ_KEY_DUE; a dirty key that remembers a deadline is
+ *	KWQ_KEY_DIRTY | KWQ_KEY_DUE (ready at done, the deadline kept)
+ * @priority: its priority (processing: the one it was handed out with;
+ *	dead: the one it had when it died, which a revive makes it ready at)
  * @failures: its failure count
  * @holder: processing: the process id, in the caller's pid namespace, of
  *	the process whose fd holds the lease (the one that opened it); 0 for
- *	a detached key, a kernel queue's key, or a pid not visible there
+ *	a detached key, a kernel queue's key (a published queue's too,
+ *	whoever holds it), or a pid not visible there
  * @since_ns: ready: time since it became ready; processing: time held;
  *	dead: time since its last failure; else 0
  * @due_ns: with KWQ_KEY_DUE, time left until its next deadline (0 if
