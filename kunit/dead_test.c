@@ -276,6 +276,24 @@ static void dead_set_drops_oldest_beyond_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "c"));
 }
 
+/*
+ * A failure of a dead key makes it the newest death: the bound drops the
+ * other, older one first.
+ */
+static void failure_of_dead_key_makes_it_the_newest_death(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 2, &c);
+
+	dt_kill(test, q, c, "a", 1);
+	dt_kill(test, q, c, "b", 1);
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
+	dt_kill(test, q, c, "c", 1);
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_dropped_total));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, kt_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "b"));
+}
+
 static void release_owner_buries_dying_key(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -400,6 +418,8 @@ static void dead_key_dropped_beyond_bound_is_traced(struct kunit *test)
 	struct kwq *q = dt_create(test, 1, 1, &c);
 	struct dt_purged p = { .q = q };
 
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
+		kunit_skip(test, "a kernel without tracepoints");
 	KUNIT_ASSERT_EQ(test, 0, register_trace_key_purged(dt_purged_probe,
 							   &p));
 	dt_kill(test, q, c, "a", 1);
@@ -494,6 +514,7 @@ static struct kunit_case kwq_dead_cases[] = {
 	KUNIT_CASE(revive_after_shutdown_is_eshutdown),
 	KUNIT_CASE(purge_drops_dead_key),
 	KUNIT_CASE(dead_set_drops_oldest_beyond_bound),
+	KUNIT_CASE(failure_of_dead_key_makes_it_the_newest_death),
 	KUNIT_CASE(release_owner_buries_dying_key),
 	KUNIT_CASE(release_owner_counts_the_lease_of_a_dying_key),
 	KUNIT_CASE(dead_key_keeps_the_priority_it_ran_with),

@@ -134,8 +134,10 @@
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
+#ifdef CONFIG_TRACEPOINTS
 /* kwq_test.ko's dead set cases attach a probe to it. */
 EXPORT_SYMBOL_IF_KUNIT(__tracepoint_key_purged);
+#endif
 
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
 struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
