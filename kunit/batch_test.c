@@ -11,11 +11,14 @@
 #include <linux/delay.h>
 #include <linux/irqflags.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/kwq.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 
 #include "kwq_internal.h"
 #include "kwq_test.h"
+#include "layout.h"
 
 #define MS	NSEC_PER_MSEC
 
@@ -138,7 +141,6 @@ static void add_batch_with_a_bad_key_changes_nothing(struct kunit *test)
 						     NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, NULL, 2, &kb_now,
 						     NULL));
-	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, keys, 1, NULL, NULL));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 }
 
@@ -155,6 +157,21 @@ static void add_batch_rejects_bad_options(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_add_batch(q, keys, 1, &o, NULL));
 	KUNIT_EXPECT_EQ(test, 0L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 0ULL, kt_stats(test, q).waiting);
+}
+
+/* NULL options are the defaults: plain adds, nodes allocated GFP_NOWAIT. */
+static void add_batch_takes_null_options(struct kunit *test)
+{
+	static const struct kwq_key keys[] = { KEY("a", 0), KEY("b", 2) };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	unsigned int done = 0;
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_batch(q, keys, 2, NULL, &done));
+	KUNIT_EXPECT_EQ(test, 2U, done);
+	kt_get_done(test, q, "b");
+	kt_get_done(test, q, "a");
+	kt_expect_empty(test, q);
 }
 
 static void add_batch_stops_at_the_item_cap(struct kunit *test)
@@ -419,6 +436,94 @@ static void get_batch_waits_until_min_nr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done_batch(q, it, 3, NULL));
 }
 
+/* A getter in kwq_get_batch() for 2 keys, waiting up to 5 s. */
+struct kb_getter {
+	struct kwq *q;
+	struct kwq_item it[2];
+	int ret;
+	s64 took_ms;
+	struct completion done;
+};
+
+static int kb_getter_fn(void *data)
+{
+	struct kb_getter *g = data;
+	ktime_t t0 = ktime_get();
+
+	g->ret = kwq_get_batch(g->q, g, 0, 5LL * NSEC_PER_SEC, g->it, 2, 2);
+	g->took_ms = ktime_ms_delta(ktime_get(), t0);
+	complete(&g->done);
+	return 0;
+}
+
+/* Start a getter on @q and wait until it holds a key and sleeps for more. */
+static void kb_getter_start(struct kunit *test, struct kwq *q,
+			    struct kb_getter *g)
+{
+	struct task_struct *t;
+	int i;
+
+	g->q = q;
+	init_completion(&g->done);
+	t = kthread_run(kb_getter_fn, g, "kwq-kb-getter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < 2000 && !completion_done(&g->done); i++) {
+		if (kt_stats(test, q).processing == 1 &&
+		    wq_has_sleeper(&q->get_wq))
+			break;
+		usleep_range(1000, 2000);
+	}
+}
+
+/*
+ * A get waiting for its second key while the first one's lease is
+ * revoked at its processing deadline (and the key, requeued at once,
+ * is ready again) takes no more: the call never hands out one key
+ * twice, and returns the key it has.
+ */
+static void get_batch_takes_no_key_twice(struct kunit *test)
+{
+	struct kwq_config cfg = {
+		.processing_timeout_ns = 3600ULL * NSEC_PER_SEC,
+		.nr_limiters = 1,
+		.limiters[0] = { .type = KWQ_LIMITER_EXPONENTIAL },
+	};
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kb_getter g = {};
+
+	kt_add(q, "a");
+	kb_getter_start(test, q, &g);
+	/* The deadline passes: revoked, due again at once (delay 0). */
+	kt_advance(c, 3600ULL * NSEC_PER_SEC);
+	kt_wait_exit(test, &g.done, "getter");
+	KUNIT_EXPECT_EQ(test, 1, g.ret);
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, processing_timeouts_total));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &g.it[0]));
+	if (g.ret == 2)
+		kwq_done(q, &g.it[1]);
+}
+
+/*
+ * The batching window ends at the first key's processing deadline: a
+ * get that waits for more returns the key it has by then, still held,
+ * however long its own timeout.
+ */
+static void get_batch_waits_no_longer_than_the_first_deadline(struct kunit *test)
+{
+	struct kwq_config cfg = { .processing_timeout_ns = 100 * MS };
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, &cfg, &c);
+	struct kb_getter g = {};
+
+	kt_add(q, "a");
+	kb_getter_start(test, q, &g);
+	kt_wait_exit(test, &g.done, "getter");
+	KUNIT_EXPECT_EQ(test, 1, g.ret);
+	KUNIT_EXPECT_LT(test, g.took_ms, 2000LL);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &g.it[0]));
+}
+
 static void done_batch_stops_at_a_stale_item(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -512,6 +617,7 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(add_batch_dedups_keys_within_the_batch),
 	KUNIT_CASE(add_batch_with_a_bad_key_changes_nothing),
 	KUNIT_CASE(add_batch_rejects_bad_options),
+	KUNIT_CASE(add_batch_takes_null_options),
 	KUNIT_CASE(add_batch_stops_at_the_item_cap),
 	KUNIT_CASE(add_batch_after_shutdown_is_eshutdown),
 	KUNIT_CASE(add_batch_delays_and_priorities),
@@ -523,6 +629,8 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(get_batch_nonblocking_does_not_wait_for_min),
 	KUNIT_CASE(get_batch_returns_fewer_than_min_at_timeout),
 	KUNIT_CASE(get_batch_waits_until_min_nr),
+	KUNIT_CASE(get_batch_takes_no_key_twice),
+	KUNIT_CASE(get_batch_waits_no_longer_than_the_first_deadline),
 	KUNIT_CASE(done_batch_stops_at_a_stale_item),
 	KUNIT_CASE(done_keys_checks_owner_and_state),
 	KUNIT_CASE(done_keys_take_finishes_then_takes),

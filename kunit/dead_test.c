@@ -15,6 +15,7 @@
 
 #include "kwq_internal.h"
 #include "kwq_test.h"
+#include "kwq_trace.h"
 
 #define MS	NSEC_PER_MSEC
 
@@ -276,6 +277,24 @@ static void dead_set_drops_oldest_beyond_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "c"));
 }
 
+/*
+ * A failure of a dead key makes it the newest death: the bound drops the
+ * other, older one first.
+ */
+static void failure_of_dead_key_makes_it_the_newest_death(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 2, &c);
+
+	dt_kill(test, q, c, "a", 1);
+	dt_kill(test, q, c, "b", 1);
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, kt_rate_limited(test, q, "a"));
+	dt_kill(test, q, c, "c", 1);
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_dropped_total));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, kt_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "b"));
+}
+
 static void release_owner_buries_dying_key(struct kunit *test)
 {
 	struct kt_clock *c;
@@ -289,9 +308,128 @@ static void release_owner_buries_dying_key(struct kunit *test)
 					 &item));
 	kt_rate_limited(test, q, "a");
 	/* Its holder went away after the last failure: dead, not ready. */
-	KUNIT_EXPECT_EQ(test, 0, kwq_release_owner(q, &owner));
+	kwq_release_owner(q, &owner);
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
 	kt_expect_empty(test, q);
+}
+
+/*
+ * The lease of a key that dies as its holder goes away ended all the
+ * same: the release counts it, as lease_returns does.
+ */
+static void release_owner_counts_the_lease_of_a_dying_key(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 0, &c);
+	struct kwq_item item;
+	int owner;
+
+	kt_add(q, "a");
+	kt_advance(c, kt_fail(test, q, "a"));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
+					 &item));
+	kt_rate_limited(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &owner));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, lease_returns));
+	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &item));
+}
+
+/*
+ * A dead key keeps the priority it had in the queue (for one that died
+ * processing, the one it was handed out with): the last failure's
+ * priority is not applied, and a revive makes it ready at the kept one.
+ */
+static void dead_key_keeps_the_priority_it_ran_with(struct kunit *test)
+{
+	struct kwq_add_opts first = { .priority = 3 }, last = { .priority = 7 };
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 0, &c);
+	struct kwq_key_info info;
+	struct kwq_item item;
+	u64 delay = 0;
+
+	/* One failure at priority 3: it waits, then runs at 3. */
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_rate_limited(q, "a", 1, &first,
+						      &delay));
+	kt_advance(c, delay);
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_add_rate_limited(q, "a", 1, &last,
+						      &delay));
+	KUNIT_EXPECT_EQ(test, KWQ_DELAY_DEAD, delay);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	KUNIT_ASSERT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, info.state);
+	KUNIT_EXPECT_EQ(test, 3, info.priority);
+	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "a"));
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
+/*
+ * A dead key dropped for max_dead goes as a purge would: with its
+ * failure count, so that the queue holds nothing of it and a later add
+ * is a new key's.
+ */
+static void dead_key_dropped_beyond_bound_is_forgotten(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 1, &c);
+	struct kwq_key_info info;
+
+	dt_kill(test, q, c, "a", 1);
+	dt_kill(test, q, c, "b", 1);
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead_dropped_total));
+	KUNIT_EXPECT_EQ(test, -ENOENT, kwq_inspect(q, "a", 1, &info));
+	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, failure_records));
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0, kt_requeues(q, "a"));
+}
+
+/* What key_purged told: the last event for the case's queue. */
+struct dt_purged {
+	const struct kwq *q;
+	char key[8];
+	int ret;
+	unsigned int events;
+};
+
+static void dt_purged_probe(void *data, const struct kwq *q, const void *key,
+			    size_t len, s64 arg, int prio, int ret)
+{
+	struct dt_purged *p = data;
+
+	if (q != p->q)
+		return;
+	p->events++;
+	p->ret = ret;
+	memcpy(p->key, key, min(len, sizeof(p->key) - 1));
+	p->key[min(len, sizeof(p->key) - 1)] = '\0';
+}
+
+/*
+ * A dead key dropped for max_dead leaves a trace: key_purged with ret 1
+ * (a purge by kwq_purge() has ret 0), the key and its failure count.
+ */
+static void dead_key_dropped_beyond_bound_is_traced(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = dt_create(test, 1, 1, &c);
+	struct dt_purged p = { .q = q };
+
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
+		kunit_skip(test, "a kernel without tracepoints");
+	KUNIT_ASSERT_EQ(test, 0, register_trace_key_purged(dt_purged_probe,
+							   &p));
+	dt_kill(test, q, c, "a", 1);
+	dt_kill(test, q, c, "b", 1);
+	unregister_trace_key_purged(dt_purged_probe, &p);
+	tracepoint_synchronize_unregister();
+	KUNIT_EXPECT_EQ(test, 1U, p.events);
+	KUNIT_EXPECT_STREQ(test, "a", p.key);
+	KUNIT_EXPECT_EQ(test, 1, p.ret);
 }
 
 static void forget_keeps_dead_key(struct kunit *test)
@@ -405,7 +543,12 @@ static struct kunit_case kwq_dead_cases[] = {
 	KUNIT_CASE(revive_after_shutdown_is_eshutdown),
 	KUNIT_CASE(purge_drops_dead_key),
 	KUNIT_CASE(dead_set_drops_oldest_beyond_bound),
+	KUNIT_CASE(failure_of_dead_key_makes_it_the_newest_death),
 	KUNIT_CASE(release_owner_buries_dying_key),
+	KUNIT_CASE(release_owner_counts_the_lease_of_a_dying_key),
+	KUNIT_CASE(dead_key_keeps_the_priority_it_ran_with),
+	KUNIT_CASE(dead_key_dropped_beyond_bound_is_forgotten),
+	KUNIT_CASE(dead_key_dropped_beyond_bound_is_traced),
 	KUNIT_CASE(forget_keeps_dead_key),
 	KUNIT_CASE(remove_of_dead_key_is_enoent),
 	KUNIT_CASE(dying_time_kept_across_deadlines_and_unget),

@@ -144,7 +144,7 @@ static void ft_finish(struct kunit *test, struct kwq *q,
 }
 
 /* What happened to "a" while it ran. */
-enum ft_meanwhile { FT_NOTHING, FT_ADDED, FT_DELAYED };
+enum ft_meanwhile { FT_NOTHING, FT_ADDED, FT_DELAYED, FT_DELAYED_ADDED };
 
 /* A queue (ft_create()) where "a" runs, *@item its lease, after @m. */
 static struct kwq *ft_running(struct kunit *test, struct kt_clock **c,
@@ -158,6 +158,9 @@ static struct kwq *ft_running(struct kunit *test, struct kt_clock **c,
 		kt_add(q, "a");
 	else if (m == FT_DELAYED)
 		kt_add_after(q, "a", 10 * MS);
+	else if (m == FT_DELAYED_ADDED)
+		KUNIT_EXPECT_TRUE(test, !kt_add_after(q, "a", 10 * MS) &&
+				  !kt_add(q, "a"));
 	return q;
 }
 
@@ -236,6 +239,89 @@ static void dirty_key_is_ready_again_after_shutdown(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
 }
 
+/* The flags inspect shows for "a". */
+static u32 ft_flags(struct kunit *test, struct kwq *q)
+{
+	struct kwq_key_info info;
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
+	return info.flags;
+}
+
+/*
+ * A dirty key that remembers a deadline, shut down and finished once the
+ * deadline passed: ready (the dirty run), and the get that takes it is
+ * the run the deadline asked for too. It runs once, nothing is dropped.
+ */
+static void dirty_key_past_its_deadline_runs_once_after_shutdown(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq_item item;
+	struct kwq *q = ft_running(test, &c, FT_DELAYED_ADDED, &item);
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
+	kt_advance(c, 10 * MS);
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, 0U, ft_flags(test, q));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, dropped_at_shutdown));
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown_drain(q));
+}
+
+/*
+ * The same, finished and taken before the deadline: the take carries the
+ * deadline as a delayed requeue, which its done drops (and counts), as
+ * for any delayed requeue after shutdown. It runs once.
+ */
+static void dirty_key_before_its_deadline_runs_once_after_shutdown(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq_item item;
+	struct kwq *q = ft_running(test, &c, FT_DELAYED_ADDED, &item);
+
+	KUNIT_EXPECT_EQ(test, 0, kwq_shutdown(q));
+	ft_finish(test, q, &item);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, (u32)(KWQ_KEY_DELAYED | KWQ_KEY_DUE),
+			ft_flags(test, q));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dropped_at_shutdown));
+	KUNIT_EXPECT_EQ(test, 0ULL, KT_STAT(test, q, waiting));
+}
+
+/*
+ * The holder of a key with a delayed requeue goes away: the key is ready
+ * now (the run that was lost) and remembers the deadline, as a ready key
+ * given add_after does; taken before it, it waits for it at its done: it
+ * runs now and again at the deadline.
+ */
+static void released_delayed_key_runs_now_and_at_its_deadline(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_item item;
+	int owner;
+
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
+					 &item));
+	kt_add_after(q, "a", 10 * MS);
+	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &owner));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, kt_state(q, "a"));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DUE, ft_flags(test, q));
+	item = kt_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, (u32)(KWQ_KEY_DELAYED | KWQ_KEY_DUE),
+			ft_flags(test, q));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_WAITING, kt_state(q, "a"));
+	kt_expect_ready_at(test, q, c, 10 * MS);
+}
+
 /* "a" with one failure counted, processing with nothing pending. */
 static struct kwq_item ft_failed_once(struct kunit *test, struct kwq *q,
 				      struct kt_clock *c)
@@ -304,6 +390,11 @@ static struct kunit_case kwq_finish_cases[] = {
 			 ft_finish_gen_params),
 	KUNIT_CASE_PARAM(dirty_key_is_ready_again_after_shutdown,
 			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(dirty_key_past_its_deadline_runs_once_after_shutdown,
+			 ft_finish_gen_params),
+	KUNIT_CASE_PARAM(dirty_key_before_its_deadline_runs_once_after_shutdown,
+			 ft_finish_gen_params),
+	KUNIT_CASE(released_delayed_key_runs_now_and_at_its_deadline),
 	KUNIT_CASE_PARAM(failure_count_outlives_the_run, ft_finish_gen_params),
 	KUNIT_CASE_PARAM(oldest_failure_count_goes_past_the_bound,
 			 ft_finish_gen_params),

@@ -191,6 +191,31 @@ static void processing_key_added_after_is_delayed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
+/*
+ * Dirty and remembering a deadline: DIRTY (ready at done) and DUE (the
+ * deadline, kept for after that run), never DELAYED.
+ */
+static void dirty_key_with_a_deadline_is_dirty_and_due(struct kunit *test)
+{
+	struct kt_clock *c;
+	struct kwq *q = kt_create(test, NULL, &c);
+	struct kwq_key_info info;
+	struct kwq_item item;
+
+	kt_add(q, "a");
+	item = kt_get(test, q, "a");
+	kt_add_after(q, "a", 50 * MS);
+	kt_add(q, "a");
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)(KWQ_KEY_DIRTY | KWQ_KEY_DUE), info.flags);
+	KUNIT_EXPECT_EQ(test, 50 * MS, info.due_ns);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	/* Ready for the dirty run, the deadline still remembered. */
+	KUNIT_ASSERT_EQ(test, 0, it_inspect(q, "a", &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_READY, info.state);
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DUE, info.flags);
+}
+
 static void processing_key_past_its_retries_is_dying(struct kunit *test)
 {
 	struct kwq_config cfg = { .max_retries = 1 };
@@ -493,6 +518,39 @@ static void list_splits_keys_of_one_hash_by_count(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1U, b);
 }
 
+/*
+ * The one way a walk lists a key twice: keys of one hash split across
+ * calls (room for one), counted in chain order, oldest first. The first
+ * listed leaves and comes back between the calls, now the newer of the
+ * two: the count passes over the other and lists it again.
+ */
+static void list_split_by_count_can_list_a_key_twice(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	unsigned int calls = 0, a = 0, b = 0;
+	u64 cursor = 0;
+	int n;
+
+	it_fix_hash(test, q);
+	kt_add(q, "c-41272");
+	kt_add(q, "c-74986");
+	do {
+		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, &info, 1);
+		KUNIT_ASSERT_GE(test, n, 0);
+		KUNIT_ASSERT_LT(test, ++calls, 1000U);
+		if (n && info.key_len == 7 && !memcmp(info.key, "c-41272", 7) &&
+		    !a++) {
+			KUNIT_EXPECT_EQ(test, 0, kt_remove(q, "c-41272"));
+			KUNIT_EXPECT_EQ(test, 0, kt_add(q, "c-41272"));
+		}
+		if (n && info.key_len == 7 && !memcmp(info.key, "c-74986", 7))
+			b++;
+	} while (cursor);
+	KUNIT_EXPECT_EQ(test, 2U, a);
+	KUNIT_EXPECT_EQ(test, 0U, b);
+}
+
 /* Room for both keys of one hash: one call lists them together. */
 static void list_keeps_keys_of_one_hash_together(struct kunit *test)
 {
@@ -563,6 +621,7 @@ static struct kunit_case kwq_inspect_cases[] = {
 	KUNIT_CASE(processing_key_reports_owner_and_time_held),
 	KUNIT_CASE(processing_key_added_again_is_dirty),
 	KUNIT_CASE(processing_key_added_after_is_delayed),
+	KUNIT_CASE(dirty_key_with_a_deadline_is_dirty_and_due),
 	KUNIT_CASE(processing_key_past_its_retries_is_dying),
 	KUNIT_CASE(dead_key_reports_count_and_time_since_failure),
 	KUNIT_CASE(idle_key_reports_its_failure_count),
@@ -571,6 +630,7 @@ static struct kunit_case kwq_inspect_cases[] = {
 	KUNIT_CASE(list_survives_table_growth),
 	KUNIT_CASE(list_stopped_inside_a_bucket_survives_growth),
 	KUNIT_CASE(list_splits_keys_of_one_hash_by_count),
+	KUNIT_CASE(list_split_by_count_can_list_a_key_twice),
 	KUNIT_CASE(list_keeps_keys_of_one_hash_together),
 	KUNIT_CASE(list_holds_the_lock_for_a_bounded_chunk),
 	KUNIT_CASE(cursor_of_another_queue_is_estale),

@@ -150,6 +150,36 @@ static void destroy_unpublishes(struct kunit *test)
 	kwq_destroy(q);
 }
 
+/*
+ * A published kernel queue names no holder: its owner cookies are its
+ * module's as well as the attached files', which kwq cannot tell apart,
+ * so kwq_inspect() (and KWQ_IOC_INSPECT) report holder 0 for every key,
+ * whoever holds it; the owner cookie is still reported.
+ */
+static void published_queue_names_no_holder(struct kunit *test)
+{
+	struct kwq_publish_opts o = {
+		.uid = GLOBAL_ROOT_UID,
+		.gid = GLOBAL_ROOT_GID,
+		.mode = 0600,
+	};
+	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq_key_info info;
+	struct kwq_item item;
+	int owner;
+
+	KUNIT_ASSERT_EQ(test, 0, kwq_publish(q, &o));
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, "a"));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
+					 &item));
+	KUNIT_ASSERT_EQ(test, 0, kwq_inspect(q, "a", 1, &info));
+	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_PROCESSING, info.state);
+	KUNIT_EXPECT_PTR_EQ(test, (const void *)&owner, info.owner);
+	KUNIT_EXPECT_EQ(test, 0U, info.holder);
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kwq_unpublish(q);
+}
+
 static void kn_budget_release(struct kwq_budget *b)
 {
 }
@@ -261,6 +291,7 @@ static struct kunit_case kwq_namespace_cases[] = {
 	KUNIT_CASE(kernel_queue_gets_a_name_a_user_took),
 	KUNIT_CASE(publish_checks_its_arguments),
 	KUNIT_CASE(destroy_unpublishes),
+	KUNIT_CASE(published_queue_names_no_holder),
 	KUNIT_CASE(budget_charges_every_parent),
 	KUNIT_CASE(abortable_get_ends_with_eidrm),
 	{}

@@ -324,11 +324,13 @@ kwq_get_keys(struct file *file, struct kwq_file *kf, struct kwq_uq *uq,
 	struct kwq_item items[KWQ_GET_ROUND] __uninitialized;
 	u8 one[KWQ_REC_SMALL] __aligned(8) __uninitialized;
 	struct kwq_recs_out out;
+	/* The call's rounds: none takes a key after the first is revoked. */
+	struct kwq_get_window win = {};
 	/* A DESTROY (uq->dead) ends the wait with EIDRM. */
 	struct kwq_get_ctl ctl = {
 		.abort = &uq->dead, .copy = kwq_rec_copy, .arg = &out,
 		.processing_timeout_ns = a->processing_timeout_ns,
-		.room = &out.room,
+		.room = &out.room, .window = &win,
 	};
 	unsigned int flags = 0, rflags, rounds = 0;
 	u32 n, want, min_nr, room, cap;

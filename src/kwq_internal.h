@@ -6,6 +6,8 @@
 #define _KWQ_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/kwq.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -94,6 +96,9 @@ int kwq_check_publish(struct kwq *q);
  *	first of its level, and sets *@room to 0: the get ends with the keys
  *	taken before it, or -EMSGSIZE if none was. A get waiting for
  *	@min_nr keys stops waiting once the room takes no record.
+ * @window: if not NULL, the batching window of the whole call, which
+ *	makes the get in rounds (struct kwq_get_window); NULL: the get is
+ *	the whole call.
  */
 struct kwq_get_ctl {
 	const bool *abort;
@@ -101,6 +106,22 @@ struct kwq_get_ctl {
 	void *arg;
 	u64 processing_timeout_ns;
 	u32 *room;
+	struct kwq_get_window *window;
+};
+
+/*
+ * The batching window of one get call that takes keys in several rounds
+ * (struct kwq_get_ctl.window, zeroed by the caller for the whole call;
+ * a kwq_get_batch() waiting for min_nr keeps its own): the lease of the
+ * call's first key, whose processing deadline comes first. Once that
+ * lease has ended (revoked at its deadline), the call takes no more keys
+ * (so never one key twice), and it waits for more no longer than until
+ * that deadline (@end, CLOCK_MONOTONIC; 0: none).
+ */
+struct kwq_get_window {
+	struct kwq_item first;
+	ktime_t end;
+	bool open;
 };
 
 int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,

@@ -120,7 +120,11 @@ KWQ_KEY_EVENT(key_died);
  */
 KWQ_KEY_EVENT(key_revived);
 
-/* A dead key was dropped by kwq_purge() or kwq_purge_all(). */
+/*
+ * A dead key was dropped, with its failure count (arg): ret 0 by
+ * kwq_purge() or kwq_purge_all(), 1 by the dead set's bound (max_dead:
+ * the oldest death goes).
+ */
 KWQ_KEY_EVENT(key_purged);
 
 TRACE_EVENT(queue_shutdown,

@@ -160,20 +160,46 @@ static __always_inline int kwq_take_locked(struct kwq *q, void *owner,
 }
 
 /*
+ * Under q->lock: @win (if any) opens with the first of the @n > 0 keys
+ * just taken at @now into @items, with a processing deadline @timeout
+ * (0: none) from then: that deadline on CLOCK_MONOTONIC, which the real
+ * clock reads (a clock of a test's: @timeout from the current time).
+ */
+static void kwq_window_open(const struct kwq *q, struct kwq_get_window *win,
+			    const struct kwq_item *items, unsigned int n,
+			    u64 now, u64 timeout)
+{
+	if (!win || win->open || !n)
+		return;
+	win->first = items[0];
+	win->open = true;
+	win->end = 0;
+	if (timeout)
+		win->end = q->clock == &kwq_real_clock ?
+			   ns_to_ktime(now + timeout) :
+			   ktime_add_ns(ktime_get(), timeout);
+}
+
+/*
  * Under q->lock: take up to @max ready keys into @items, each copied out
  * through @ctl's hook if any, while their records fit in @ctl's room (if
  * any); how many, or -EAGAIN if none is ready, -ESHUTDOWN if none ever
- * will be, -EMSGSIZE if the first key's record does not fit.
+ * will be, -EMSGSIZE if the first key's record does not fit, -ETIMEDOUT
+ * if the lease that opened @win (if any) has ended: its call is over.
  */
 static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 			     struct kwq_item *items, unsigned int max,
-			     const struct kwq_get_ctl *ctl)
+			     const struct kwq_get_ctl *ctl,
+			     struct kwq_get_window *win)
 {
 	u64 timeout = kwq_timeout_of(q, ctl ? ctl->processing_timeout_ns : 0);
 	unsigned int n = 0;
 	int ret = 0;
 
 	kwq_refs_splice(q);
+	/* Revoked: the key may be ready again, and must not come twice. */
+	if (win && win->open && !kwq_lease_link(q, &win->first))
+		return -ETIMEDOUT;
 	while (n < max &&
 	       (ret = kwq_take_locked(q, owner, now, timeout, &items[n],
 				      ctl ? ctl->room : NULL)) > 0) {
@@ -181,6 +207,7 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
 			ctl->copy(ctl->arg, &items[n]);
 		n++;
 	}
+	kwq_window_open(q, win, items, n, now, timeout);
 	if (n)
 		return n;
 	if (ret < 0)
@@ -195,7 +222,8 @@ static int kwq_take_n_locked(struct kwq *q, void *owner, u64 now,
  * run meanwhile take keys in between; each key is still handed out once.
  */
 static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
-		       unsigned int max, const struct kwq_get_ctl *ctl)
+		       unsigned int max, const struct kwq_get_ctl *ctl,
+		       struct kwq_get_window *win)
 {
 	unsigned int want, taken = 0;
 	unsigned long flags;
@@ -205,7 +233,7 @@ static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
 		want = min(max - taken, (unsigned int)KWQ_WALK_CHUNK);
 		spin_lock_irqsave(&q->lock, flags);
 		ret = kwq_take_n_locked(q, owner, kwq_now(q), items + taken,
-					want, ctl);
+					want, ctl, win);
 		spin_unlock_irqrestore(&q->lock, flags);
 		if (ret > 0)
 			taken += ret;
@@ -222,7 +250,8 @@ static int kwq_try_get(struct kwq *q, void *owner, struct kwq_item *items,
  */
 static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 			struct kwq_item *items, unsigned int max,
-			const struct kwq_get_ctl *ctl)
+			const struct kwq_get_ctl *ctl,
+			struct kwq_get_window *win)
 {
 	const bool *abort = ctl ? ctl->abort : NULL;
 	unsigned long flags;
@@ -238,7 +267,7 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 			got = -EIDRM;
 			break;
 		}
-		got = kwq_try_get(q, owner, items, max, ctl);
+		got = kwq_try_get(q, owner, items, max, ctl, win);
 		if (got != -EAGAIN)
 			break;
 		if (signal_pending(current)) {
@@ -248,7 +277,7 @@ static int kwq_get_wait(struct kwq *q, void *owner, ktime_t *expires,
 		if (!expires) {
 			schedule();
 		} else if (!schedule_hrtimeout(expires, HRTIMER_MODE_ABS)) {
-			got = kwq_try_get(q, owner, items, max, ctl);
+			got = kwq_try_get(q, owner, items, max, ctl, win);
 			if (got == -EAGAIN)
 				got = -ETIMEDOUT;
 			break;
@@ -276,20 +305,40 @@ static bool kwq_room_left(const struct kwq_get_ctl *ctl)
 	return !ctl || !ctl->room || *ctl->room >= KWQ_REC_SIZE(1);
 }
 
+/*
+ * When a wait ends: *@expires (NULL: never), or the end of @win if it
+ * comes first (then in *@buf).
+ */
+static ktime_t *kwq_window_expires(const struct kwq_get_window *win,
+				   ktime_t *expires, ktime_t *buf)
+{
+	if (!win || !win->open || !win->end ||
+	    (expires && ktime_before(*expires, win->end)))
+		return expires;
+	*buf = win->end;
+	return buf;
+}
+
 /* For dev.c: kwq_get_batch() as @ctl says; see kwq_internal.h. */
 int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		      s64 timeout_ns, struct kwq_item *items,
 		      unsigned int min_nr, unsigned int max_nr,
 		      const struct kwq_get_ctl *ctl)
 {
-	ktime_t deadline, *expires = NULL;
+	ktime_t deadline, end, *expires = NULL;
+	struct kwq_get_window own = {}, *win = NULL;
 	unsigned int n;
 	int got;
 
 	if (!q || !items || !max_nr || min_nr > max_nr ||
 	    (flags & ~KWQ_GET_NONBLOCK))
 		return -EINVAL;
-	got = kwq_try_get(q, owner, items, max_nr, ctl);
+	/* Only a call that takes keys in rounds, or waits for more, has one. */
+	if (ctl && ctl->window)
+		win = ctl->window;
+	else if (min_nr > 1 && timeout_ns && !(flags & KWQ_GET_NONBLOCK))
+		win = &own;
+	got = kwq_try_get(q, owner, items, max_nr, ctl, win);
 	if ((flags & KWQ_GET_NONBLOCK) || !timeout_ns)
 		return got;
 	if (got == -EAGAIN || (got > 0 && got < min_nr)) {
@@ -300,16 +349,21 @@ int kwq_get_batch_ctl(struct kwq *q, void *owner, unsigned int flags,
 		}
 		kwq_get_ref(q);
 		if (got == -EAGAIN)
-			got = kwq_get_wait(q, owner, expires, items, max_nr,
-					   ctl);
+			got = kwq_get_wait(q, owner,
+					   kwq_window_expires(win, expires,
+							      &end),
+					   items, max_nr, ctl, win);
 		/*
 		 * Fewer than @min_nr: take more as they come, until the
-		 * timeout, while there is room for them.
+		 * timeout or the first key's processing deadline, while
+		 * there is room for them and that key is still held.
 		 */
 		n = max(got, 0);
 		while (got > 0 && n < min_nr && kwq_room_left(ctl)) {
-			got = kwq_get_wait(q, owner, expires, items + n,
-					   max_nr - n, ctl);
+			got = kwq_get_wait(q, owner,
+					   kwq_window_expires(win, expires,
+							      &end),
+					   items + n, max_nr - n, ctl, win);
 			if (got > 0)
 				n += got;
 		}
@@ -569,7 +623,8 @@ int kwq_done_keys_take(struct kwq *q, const struct kwq_key *keys,
 				 &ret);
 	/* A done that failed takes nothing: the earlier keys stay finished. */
 	if (!ret) {
-		ret = kwq_take_n_locked(q, get_owner, now, items, max, ctl);
+		ret = kwq_take_n_locked(q, get_owner, now, items, max, ctl,
+					ctl ? ctl->window : NULL);
 		taken = max(ret, 0);
 	}
 	/*
@@ -710,10 +765,12 @@ static int kwq_release_walk(struct kwq *q, void *owner, bool may_sleep)
 				break;
 			list_move(&mark.link, &n->link);
 			/* Another walk's mark has lease 0 and owner NULL. */
-			if (n->lease && n->owner == owner)
+			if (n->lease && n->owner == owner) {
+				/* A lease ended, ready again or dead. */
 				ready += kwq_return_lease(q, n, now);
+				count++;
+			}
 		}
-		count += ready;
 		if (end) {
 			list_del(&mark.link);
 			/*

@@ -134,6 +134,11 @@
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
+#ifdef CONFIG_TRACEPOINTS
+/* kwq_test.ko's dead set cases attach a probe to it. */
+EXPORT_SYMBOL_IF_KUNIT(__tracepoint_key_purged);
+#endif
+
 /* Hash @key, take q->lock and find the key's node (NULL if none). */
 struct kwq_node *kwq_lock_lookup(struct kwq *q, const void *key,
 				 size_t len, unsigned long *flags)
@@ -208,6 +213,9 @@ static void kwq_bury(struct kwq *q, struct kwq_node *n, u64 failed_ns)
 	trace_key_died(q, n->key, n->key_len, n->failures, n->prio, 0);
 	if (q->nr_dead > q->max_dead) {
 		old = list_first_entry(&q->dead, struct kwq_node, link);
+		/* Purged, as kwq_purge() would: ret 1 says by the bound. */
+		trace_key_purged(q, old->key, old->key_len, old->failures,
+				 old->prio, 1);
 		kwq_dead_unlink(q, old);
 		kwq_node_drop(q, old, NULL);
 		q->dead_dropped_total++;
@@ -698,12 +706,16 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, unsigned int nr,
 	struct kwq_add_args a = {};
 	unsigned int i, n, k = 0;
 	unsigned long flags;
+	/* NULL options: plain adds, nodes allocated GFP_NOWAIT. */
+	static const struct kwq_batch_opts defaults;
 	u64 *delay;
 	gfp_t gfp;
 	int ret = 0;
 
 	if (done)
 		*done = 0;
+	if (!opts)
+		opts = &defaults;
 	if (!q || !kwq_batch_opts_ok(opts) || !kwq_keys_ok(keys, nr))
 		return -EINVAL;
 	a.after_ns = opts->after_ns;

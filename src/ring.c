@@ -706,9 +706,12 @@ static int kwq_ring_get(struct kwq_rings *rs, struct kwq_ring *r,
 			const bool *abort)
 {
 	struct kwq_ring_take t = { .r = r };
+	/* The call's rounds: none takes a key after the first is revoked. */
+	struct kwq_get_window win = {};
 	const struct kwq_get_ctl ctl = {
 		.abort = abort, .copy = kwq_ring_lease_copy, .arg = &t,
 		.processing_timeout_ns = a->processing_timeout_ns,
+		.window = &win,
 	};
 	s64 timeout = a->timeout_ns < 0 ? KWQ_WAIT_FOREVER : a->timeout_ns;
 	unsigned int flags = nonblock ? KWQ_GET_NONBLOCK : 0;

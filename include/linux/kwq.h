@@ -249,7 +249,8 @@ struct kwq_histogram {
  * @retries_total: accepted kwq_add_rate_limited() calls (client-go's
  *	retries_total, which also counts plain AddAfter calls)
  * @dropped_at_shutdown: delayed keys dropped because of shutdown
- * @lease_returns: processing keys put back by kwq_release_owner()
+ * @lease_returns: leases ended by kwq_release_owner(): keys put back, or
+ *	moved to the dead set if their last retry had failed
  * @failure_records: keys with a non-zero failure count
  * @failure_records_evicted: idle failure records forgotten to honour
  *	the bound
@@ -273,7 +274,9 @@ struct kwq_histogram {
  * @prio_len_other: ready keys of the levels not listed in @prio_len
  * @dead: keys in the dead set
  * @dead_total: keys moved to the dead set
- * @dead_dropped_total: dead keys dropped to honour the dead set's bound
+ * @dead_dropped_total: dead keys dropped to honour the dead set's bound,
+ *	oldest death first, with their failure counts, as kwq_purge() drops
+ *	them (traced as kwq:key_purged with ret 1)
  *
  * The clock is the queue's (&struct kwq_config.clock).
  */
@@ -393,7 +396,11 @@ struct kwq_publish_opts {
  * once, in one namespace. Attached files hold a reference to the queue,
  * so it may outlive the module that created it (which is why a queue
  * with a clock of its own, which lives in that module, is refused).
- * When the namespace dies (its last task gone, no nsfs file or mount
+ * Its keys' holder ids (&struct kwq_key_info.holder, KWQ_IOC_INSPECT)
+ * are 0, whoever holds them: the owner cookies of its leases are the
+ * module's as well as the attached files', which kwq does not tell
+ * apart, so it names no process (the cookie, &struct kwq_key_info.owner,
+ * is reported as for any queue). When the namespace dies (its last task gone, no nsfs file or mount
  * holding it), kwq unpublishes the queue within seconds, as
  * kwq_unpublish() does; the queue stays the caller's, who may publish it
  * again.
@@ -417,7 +424,9 @@ int kwq_publish(struct kwq *q, const struct kwq_publish_opts *opts);
  * processing until each file is closed, which returns them to the queue.
  * A drain (KWQ_SHUTDOWN_DRAIN) in progress still waits for the queue to
  * empty. No-op for a queue that is not published. kwq_destroy() calls
- * it.
+ * it. The queue may be published again (kwq_publish(), in the same or
+ * another namespace, with new owner and mode); files detached before stay
+ * detached: they attach again with KWQ_IOC_OPEN.
  *
  * Context: process context, may sleep.
  */
@@ -548,7 +557,11 @@ int kwq_add_opts(struct kwq *q, const void *key, size_t len,
  * With &struct kwq_config.max_retries set, the call for a key that had
  * already failed that many times is its last failure: the key is not
  * requeued but moves to the dead set (a queued key now, a processing one
- * at its done), and *@delay_ns is KWQ_DELAY_DEAD. No limiter is charged.
+ * at its done), and *@delay_ns is KWQ_DELAY_DEAD. No limiter is charged,
+ * and @opts->priority is not applied: the key keeps the priority it had
+ * (it is revived at it). The same for a key that is dead already: it
+ * stays dead, counted once more and made the newest death (the last one
+ * &struct kwq_config.max_dead drops), *@delay_ns is KWQ_DELAY_DEAD.
  *
  * Context: as kwq_add().
  * Return: as kwq_add(); on error nothing changed and @delay_ns is not
@@ -687,7 +700,8 @@ struct kwq_batch_opts {
  * @q: queue
  * @keys: the keys, handled in order
  * @nr: number of keys
- * @opts: delay, rate limiting and allocation flags
+ * @opts: delay, rate limiting and allocation flags; NULL for plain adds
+ *	with nodes allocated GFP_NOWAIT (a zeroed struct)
  * @done: receives the number of keys that took effect, or NULL
  *
  * Each key is added as by kwq_add_opts() (or kwq_add_rate_limited()),
@@ -696,6 +710,12 @@ struct kwq_batch_opts {
  * woken once per critical section, one per key made ready. Nodes that
  * turn out unneeded (the key was queued already) are freed after the
  * lock is dropped.
+ *
+ * A key "took effect" when its add was accepted: kwq_add_opts() (or
+ * kwq_add_rate_limited()) would have returned 0 for it, whether or not it
+ * changed anything. A re-add of a key already ready, or twice in one
+ * batch, took effect (and, rate limited, counted a failure and has its
+ * delay in @opts->delays).
  *
  * Context: as kwq_add() if @opts->gfp does not allow sleeping, else
  * process context.
@@ -815,9 +835,17 @@ long kwq_purge_all(struct kwq *q);
  * struct kwq_key_info - one key as kwq_inspect() saw it
  * @state: KWQ_KEY_READY, KWQ_KEY_WAITING, KWQ_KEY_PROCESSING, KWQ_KEY_DEAD
  *	or KWQ_KEY_IDLE
- * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
+ * @flags: processing: at most one of KWQ_KEY_DIRTY (ready again at its
+ *	done), KWQ_KEY_DELAYED (waits at its done until the deadline of
+ *	@due_ns) and KWQ_KEY_DYING (to the dead set at its done); any state
+ *	but dead and idle: KWQ_KEY_DUE if it has a deadline (@due_ns). A
+ *	dirty key that remembers a deadline (add_after, then add) is
+ *	KWQ_KEY_DIRTY | KWQ_KEY_DUE: ready at its done, still remembering
+ *	the deadline, as a ready key given add_after does
  * @priority: ready, waiting: its priority; processing: the priority it
- *	was handed out with
+ *	was handed out with; dead: the priority it had when it died (for a
+ *	key that died processing, the one it was handed out with), which
+ *	kwq_revive() makes it ready at; idle: the one it last had
  * @failures: its failure count (kwq_num_requeues())
  * @since_ns: ready: time since it became ready; processing: time since
  *	kwq_get() (time held); dead: time since its last failure; else 0
@@ -829,10 +857,14 @@ long kwq_purge_all(struct kwq *q);
  * @owner: processing: the owner cookie given to kwq_get() (to compare,
  *	not to follow: the holder may be gone once the call returns)
  * @holder: processing: the holder's id as the queue's creator tells it
- *	(/dev/kwq: the process id of the getter, in the reader's pid
- *	namespace); 0: detached, or none told
+ *	(a queue created through /dev/kwq: the process id of the getter, in
+ *	the reader's pid namespace); 0: detached, or none told (a kernel
+ *	queue, published or not: see kwq_publish())
  * @key_len: the key's length
  * @key: the key's bytes
+ *
+ * Times (@since_ns, @due_ns, @timeout_ns) are read on the queue's clock
+ * (&struct kwq_config.clock), as every deadline of the queue is.
  *
  * With room for a key of KWQ_KEY_MAX bytes the struct is about 1.1 KiB:
  * allocate it (or one on a stack frame with nothing else big), and
@@ -884,7 +916,12 @@ int kwq_inspect(struct kwq *q, const void *key, size_t len,
  * table size enters (the dedup table one bucket after another in reverse
  * binary order, as Redis's SCAN, each bucket sorted): a key present
  * during the whole walk is listed once, whether or not the table grows
- * meanwhile; a key added or removed meanwhile may or may not be. Each
+ * meanwhile; a key added or removed meanwhile may or may not be. The
+ * one exception: keys of one hash that are more than @max are split
+ * across calls by a count, oldest first, and a key of that hash that
+ * leaves or is added (or leaves and comes back) between the calls
+ * shifts the count: one of them is then missed or listed twice
+ * (Documentation/semantics.rst, "Introspection"). Each
  * call holds the queue lock once, for at most KWQ_INSPECT_BUCKETS
  * buckets and @max keys, so a call may return fewer keys than @max, even
  * none, before the walk ends: go on until *@cursor is 0. The cursor is a
@@ -1000,7 +1037,11 @@ static inline int kwq_item_priority(const struct kwq_item *item)
  * @items: receives the items, @max_nr entries
  * @min_nr: once a first key is taken, keep waiting and taking keys as
  *	they become ready until @min_nr are taken or @timeout_ns passes (a
- *	batching window; 0 or 1: do not wait for more)
+ *	batching window; 0 or 1: do not wait for more). The window also
+ *	ends at the processing deadline of the first key taken (the keys'
+ *	leases would be revoked while the call holds them), and no key is
+ *	taken after that lease has ended: one call never hands out a key
+ *	twice
  * @max_nr: most keys to take, >= 1 and >= @min_nr
  *
  * Keys are handed out as by kwq_get(), each with its own lease. Keys
@@ -1121,8 +1162,13 @@ int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
  *
  * Every key processing under @owner is queued again at the tail of its
  * priority (once, even if it was added meanwhile) and counted as a lease
- * return. The leases of @owner's items end: kwq_done() of them gets
- * -ESTALE. Used when the
+ * return; a key that failed its last retry (max_retries) goes to the dead
+ * set instead, counted all the same. A key with a delayed requeue
+ * (kwq_add_after() while processing) is ready at once, for the run that
+ * was lost, and remembers the deadline as a ready key given
+ * kwq_add_after() does: taken before it, it waits for it at its done.
+ * This holds after kwq_shutdown() too. The leases of @owner's items end:
+ * kwq_done() of them gets -ESTALE. Used when the
  * holder of a lease goes away (an fd is closed), so nothing is lost.
  * The processing keys are walked 64 per hold of the queue lock (dropped
  * in between, without sleeping): every key @owner held when the call
@@ -1130,7 +1176,9 @@ int kwq_touch(struct kwq *q, const struct kwq_item *item, u64 timeout_ns);
  * may not be.
  *
  * Context: as kwq_add().
- * Return: the number of keys returned, or -EINVAL for a bad argument.
+ * Return: the number of leases ended (what &struct kwq_stats.lease_returns
+ * counted: keys queued again and keys that died), or -EINVAL for a bad
+ * argument.
  */
 int kwq_release_owner(struct kwq *q, void *owner);
 

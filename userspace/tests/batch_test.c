@@ -195,7 +195,7 @@ int main(void)
 	char key[KWQ_KEY_LEN_MAX];
 	void *ro;
 
-	kt_setup("kwq_batch", 36, 120);
+	kt_setup("kwq_batch", 37, 120);
 	fd = kt_queue("batch", NULL, name);
 
 	/* duplicate keys inside one ADD batch: one key, all counted done */
@@ -365,6 +365,32 @@ int main(void)
 		   "min_nr_timeout_returns_what_was_taken", "n %d after %lld ms",
 		   n, (long long)((kt_now() - t0) / KT_MS));
 	kt_done(fd, "k");
+
+	/*
+	 * The window ends at the first key's processing deadline (300 ms
+	 * here), not at the call's 10 s timeout: the call returns the key
+	 * it has (once) before its lease would be revoked in its hands.
+	 */
+	{
+		struct kwq_queue_opts po;
+		char pname[KWQ_NAME_LEN];
+		int pfd;
+
+		memset(&po, 0, sizeof(po));
+		po.processing_timeout_ns = 300 * KT_MS;
+		pfd = kt_queue("batch-window", &po, pname);
+		kt_add(pfd, "m");
+		t0 = kt_now();
+		n = kwq_done_get(pfd, NULL, NULL, buf, sizeof(buf), 8, 2, 0,
+				 10 * KT_SEC, &used);
+		ktap_check(n == 1 && kt_now() - t0 >= 250 * KT_MS &&
+			   kt_now() - t0 < 5 * KT_SEC,
+			   "min_nr_window_ends_at_the_first_deadline",
+			   "n %d after %lld ms", n,
+			   (long long)((kt_now() - t0) / KT_MS));
+		kwq_destroy(pfd, pname);
+		close(pfd);
+	}
 
 	/* the one-key helper a worker loop uses */
 	kt_add(fd, "x1");

@@ -244,7 +244,10 @@ struct kwq_keys_args {
  * @flags: KWQ_GET_*
  * @min_nr: wait (within @timeout_ns) until this many keys are taken,
  *	0..@max; 0 or 1 waits for the first key only, then takes what is
- *	ready. Keys taken before the timeout are returned, not lost.
+ *	ready. Keys taken before the timeout are returned, not lost. The
+ *	wait also ends at the processing deadline of the first key taken,
+ *	and no key is taken once that key's lease has ended: a call never
+ *	returns one key twice.
  * @timeout_ns: wait at most this long: < 0 forever, 0 not at all (as
  *	O_NONBLOCK: EAGAIN); ETIMEDOUT when it passes with no key taken
  * @nr: out: keys taken
@@ -388,7 +391,8 @@ struct kwq_stats_hist {
  * @adds_total: adds that queued a key or moved its deadline
  * @retries_total: rate-limited adds
  * @dropped_at_shutdown: delayed keys dropped by shutdown
- * @lease_returns: processing keys returned because their fd closed
+ * @lease_returns: leases ended because their fd closed: keys returned
+ *	to the queue, or to the dead set if their last retry had failed
  * @failure_records: keys with a failure count
  * @shutting_down: 1 once shut down
  * @pad: 0
@@ -496,12 +500,16 @@ struct kwq_dead_args {
  *	(KWQ_INFO_REC_SIZE(len))
  * @len: key length
  * @state: KWQ_KEY_READY .. KWQ_KEY_IDLE
- * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING, KWQ_KEY_DUE
- * @priority: its priority (processing: the one it was handed out with)
+ * @flags: KWQ_KEY_DIRTY, KWQ_KEY_DELAYED, KWQ_KEY_DYING (processing, at
+ *	most one), KWQ_KEY_DUE; a dirty key that remembers a deadline is
+ *	KWQ_KEY_DIRTY | KWQ_KEY_DUE (ready at done, the deadline kept)
+ * @priority: its priority (processing: the one it was handed out with;
+ *	dead: the one it had when it died, which a revive makes it ready at)
  * @failures: its failure count
  * @holder: processing: the process id, in the caller's pid namespace, of
  *	the process whose fd holds the lease (the one that opened it); 0 for
- *	a detached key, a kernel queue's key, or a pid not visible there
+ *	a detached key, a kernel queue's key (a published queue's too,
+ *	whoever holds it), or a pid not visible there
  * @since_ns: ready: time since it became ready; processing: time held;
  *	dead: time since its last failure; else 0
  * @due_ns: with KWQ_KEY_DUE, time left until its next deadline (0 if
