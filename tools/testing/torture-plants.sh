@@ -12,7 +12,8 @@ secs=${1:-60} failed=0
 mkdir -p "$KWQ_OUT/logs"
 # BUG:the checker's name for the violation it must report
 for p in lost_wakeup:lost_wakeup dropped_requeue:lost double_lease:two_holders \
-	fifo_head:fifo limiter_count:limiter_delay destroyed_enoent:call; do
+	fifo_head:fifo limiter_count:limiter_delay destroyed_enoent:call \
+	ring_release_drop:lost; do
 	bug=${p%%:*} want=${p#*:}
 	log=$KWQ_OUT/logs/vm-plant-$bug.log
 	if "$KWQ_ROOT/tools/testing/try.sh" -o "plant-$bug" -P "$bug" \

@@ -1024,9 +1024,11 @@ static void destroy_recreate(void)
 #define PARAM_BYTES	"/sys/module/kwq/parameters/max_bytes_per_user"
 static char param_orig[32];
 
-static int param_set(const char *v)
+/* @lower: 1 for the lowering, 0 for the restore (the record's kind) */
+static int param_set(const char *v, int lower)
 {
-	struct trec *r = rec_inv(OP_PARAM, 0, 0, strtoll(v, NULL, 0), NULL, 0);
+	struct trec *r = rec_inv(OP_PARAM, 0, lower, strtoll(v, NULL, 0),
+				 NULL, 0);
 	int ret = kt_write_file(PARAM_BYTES, v);
 
 	if (r)
@@ -1044,10 +1046,10 @@ static void param_fault(void)
 	char v[32];
 
 	snprintf(v, sizeof(v), "%d", (1 + rand() % 16) * 4096);
-	if (param_set(v) < 0)
+	if (param_set(v, 1) < 0)
 		return;
 	kt_sleep_ms(20 + rand() % 80);
-	param_set(param_orig);
+	param_set(param_orig, 0);
 	faults[F_PARAM]++;
 }
 
@@ -1304,11 +1306,32 @@ static int done_result(const struct trec *r, int i)
 	return 0;
 }
 
-/* Did the add of key @i of @r succeed (1), fail (0), or is it unknown (2)? */
+/* When max_bytes_per_user was lowered: from the write to the restore's end. */
+static int64_t (*lowered)[2];
+static size_t nlowered;
+
+static int lowered_during(int64_t from, int64_t to)
+{
+	size_t j;
+
+	for (j = 0; j < nlowered; j++)
+		if (lowered[j][0] <= to && lowered[j][1] >= from)
+			return 1;
+	return 0;
+}
+
+/*
+ * Did the add of key @i of @r succeed (1), fail (0), or is it unknown (2)?
+ * A ring add whose publish returned is applied even if its process was
+ * killed before it read the completion: the file's release applies what
+ * was published. It cannot fail then unless max_bytes_per_user was
+ * lowered meanwhile (the ring's queues are never destroyed or full).
+ */
 static int add_result(const struct trec *r, int i)
 {
 	if (atomic_load(&r->state) != 2)
-		return 2;
+		return r->op == OP_RADD && r->pub &&
+		       !lowered_during(r->inv, gone[r->slot]) ? 1 : 2;
 	if (r->op == OP_ADD || r->op == OP_RADD)
 		return !r->err;
 	return i < r->ret;
@@ -1517,7 +1540,7 @@ static void limiter_check(const struct ev *e, size_t n,
 		const struct trec *r = &ar->rec[e[i].rec];
 
 		if ((r->op != OP_ADD && r->op != OP_RADD) || r->kind != K_RL ||
-		    add_result(r, 0) != 1 || r->ret == -1)
+		    atomic_load(&r->state) != 2 || r->err || r->ret == -1)
 			continue;
 		rs = INT64_MIN;
 		for (j = 0; j < nr; j++)
@@ -1870,7 +1893,8 @@ static void check_key(const struct ev *e, size_t n)
 		return;
 	if ((first->kind == K_AFTER && add_result(first, (int)e[0].pos)) ||
 	    (first->kind == K_RL && first->op != OP_ADDB &&
-	     add_result(first, 0) == 1 && first->ret != -1)) {
+	     atomic_load(&first->state) == 2 && !first->err &&
+	     first->ret != -1)) {
 		int64_t d = first->kind == K_AFTER ? first->arg : first->ret;
 
 		ck.deadline_checked++;
@@ -1888,7 +1912,7 @@ static void check_key(const struct ev *e, size_t n)
 				break;
 		if (i < n)
 			ready_wait(key, e, n, first, &ar->rec[e[i].rec]);
-		if (i < n)
+		if (i < n && atomic_load(&first->state) == 2)
 			fifo_note(e, n, i);
 	}
 }
@@ -2064,11 +2088,21 @@ static int check_history(void)
 	destroys = malloc(sizeof(*destroys) * (n + 1));
 	if (!destroys)
 		return -1;
+	lowered = malloc(sizeof(*lowered) * (n + 1));
+	if (!lowered)
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[i];
 
 		if (r->op == OP_DESTROY && atomic_load(&r->state) == 2 && !r->err)
 			destroys[ndestroys++] = r;
+		if (r->op == OP_PARAM && r->kind == 1) {
+			lowered[nlowered][0] = r->inv;
+			lowered[nlowered++][1] = T_INF;
+		} else if (r->op == OP_PARAM && nlowered &&
+			   atomic_load(&r->state) == 2 && !r->err) {
+			lowered[nlowered - 1][1] = r->cmp;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[i];
