@@ -825,6 +825,7 @@ static const char *const fault_names[F_NR] = {
 
 static struct kwq_queue_opts qopts[NQ];
 static unsigned long fault_bad;	/* a fault's own call misbehaved */
+static int rmmod_errno;		/* what the last refused rmmod answered */
 
 static unsigned long faults[F_NR];
 
@@ -1068,6 +1069,7 @@ static void rmmod_fault(void)
 		fault_bad++;
 		return;
 	}
+	rmmod_errno = e;
 	faults[F_RMMOD]++;
 }
 
@@ -2384,6 +2386,8 @@ int main(int argc, char **argv)
 		   fault_bad);
 	ktap_check(faults[F_RMMOD] > 0, "rmmod_refused_while_in_use",
 		   "no rmmod attempt was refused");
+	printf("    # rmmod while in use: %lu refused, %s\n", faults[F_RMMOD],
+	       kt_ename(rmmod_errno));
 	ok = unload_reload(modpath);
 
 	printf("# figure torture_ops_checked %llu >0 %s\n",
