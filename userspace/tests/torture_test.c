@@ -2279,7 +2279,13 @@ int main(int argc, char **argv)
 			calms++;
 		}
 		kt_sleep_ms(20 + rand() % 130);
-		i = rand() % 100;
+		/*
+		 * Mostly SIGKILLs; every 20 faults one destroy, one parameter
+		 * change and one rmmod attempt for sure (a short run on a
+		 * loaded host still has each kind), more at random.
+		 */
+		i = nfaults % 20 == 5 ? 0 : nfaults % 20 == 10 ? 6 :
+		    nfaults % 20 == 15 ? 12 : rand() % 100;
 		if (i < 6)
 			destroy_recreate();
 		else if (i < 12)
