@@ -11,7 +11,9 @@ set -uo pipefail
 secs=${1:-60} failed=0
 mkdir -p "$KWQ_OUT/logs"
 # BUG:the checker's name for the violation it must report
-for p in lost_wakeup:lost_wakeup dropped_requeue:lost double_lease:two_holders; do
+for p in lost_wakeup:lost_wakeup dropped_requeue:lost double_lease:two_holders \
+	fifo_head:fifo limiter_count:limiter_delay destroyed_enoent:call \
+	ring_release_drop:lost; do
 	bug=${p%%:*} want=${p#*:}
 	log=$KWQ_OUT/logs/vm-plant-$bug.log
 	if "$KWQ_ROOT/tools/testing/try.sh" -o "plant-$bug" -P "$bug" \
@@ -19,7 +21,7 @@ for p in lost_wakeup:lost_wakeup dropped_requeue:lost double_lease:two_holders; 
 		echo "  FAIL planted $bug: torture_test passed (log: $log)"
 		failed=1
 	elif tr -d '\r' <"$log" | grep -q "# [0-9]* violations $want\$"; then
-		echo "  PASS planted $bug: caught, $(tr -d '\r' <"$log" | grep -m1 "VIOLATION" | sed 's/^ *# //')"
+		echo "  PASS planted $bug: caught, $(tr -d '\r' <"$log" | grep -m1 "VIOLATION $want" | sed 's/^ *# //')"
 	else
 		echo "  FAIL planted $bug: no '$want' violation (log: $log)"
 		failed=1

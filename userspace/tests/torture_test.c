@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exactly once under chaos (issue 34, first slice): producer and worker
- * processes run a realistic workload on three queues (priorities,
- * add_after, rate-limited adds, processing deadlines short enough to
- * pass, dead sets, batches, remove, forget, purge) while the parent, the
- * fault driver, SIGKILLs workers and producers at random (also in the
- * middle of a batch call, or while holding keys) and forks replacements.
+ * Exactly once under chaos (issue 34, first and second slices): producer
+ * and worker processes run a realistic workload on four queues
+ * (priorities, add_after, rate-limited adds, processing deadlines short
+ * enough to pass, dead sets, batches, remove, forget, purge; half the
+ * processes also through rings: adds, lease slots, DONE_LEASE records)
+ * while the parent, the fault driver, SIGKILLs workers and producers at
+ * random (also in the middle of a batch call, mid-ring-submission, or
+ * while holding keys) and forks replacements, destroys and re-creates
+ * the fourth queue while it is attached, lowers max_bytes_per_user for a
+ * moment, and tries rmmod (refused while in use; at the end, with all
+ * closed, it must succeed, and the module is loaded again).
  *
  * Every call is recorded: its invocation (process, queue, op, keys, args,
  * CLOCK_MONOTONIC time) before the call, its completion (result, errno,
@@ -43,20 +48,33 @@
  *    key nobody was woken for waits until a timeout or a new get). Calm
  *    spells without faults, a key now and then, let the workers wait. A
  *    hang detector with a wide margin, not a timing goal;
+ *  - FIFO within a priority: of two fresh keys added at one priority,
+ *    one surely ready before the other's add began is not surely taken
+ *    after it (nor after it in one get);
+ *  - the delay a rate-limited add answered is the limiters' for the
+ *    key's failure count, known within bounds from the history (queues
+ *    without a dead set; exact where no token bucket is combined);
+ *  - calls on a destroyed queue's file fail EIDRM; adds fail only with
+ *    EDQUOT, ENOSPC, ENOMEM or EIDRM; a destroy consumes every key and
+ *    ends every lease of its queue;
  *  - the kernel's final statistics (KWQ_IOC_STATS) agree with the
  *    history's counts (bounds where calls have unknown outcomes).
  *
  * The first violating key is printed with its whole sub-history.
  *
  *   torture_test [-t SECONDS] [-s SEED] [-p PRODUCERS] [-w WORKERS]
+ *                [-m MODULE]   (loaded again after the final rmmod;
+ *                               default ../kwq.ko beside the test)
  */
 #include "kwqtest.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
-#define NQ		3
+#define NQ		4
+#define QX		3		/* the queue faults destroy and re-create */
 #define POOL		48		/* shared keys per queue */
 #define KMAX		16		/* keys in one record */
 #define BATCH		8		/* keys in one batch call */
@@ -72,12 +90,15 @@
 
 enum { OP_ADD = 1, OP_ADDB, OP_GET, OP_DONEGET, OP_DONE, OP_DONEB,
 	OP_REMOVE, OP_FORGET, OP_PURGE, OP_REVIVE_ALL, OP_KILL, OP_EXIT,
+	OP_RADD, OP_RGET, OP_RDONE, OP_DESTROY, OP_CREATE, OP_PARAM, OP_RMMOD,
 	OP_NR };
 /* Kinds of add (struct trec.kind). */
 enum { K_PLAIN, K_PRIO, K_AFTER, K_RL };
 static const char *const op_names[OP_NR] = {
 	"?", "add", "add_batch", "get", "done_get", "done", "done_batch",
 	"remove", "forget", "purge", "revive_all", "kill", "exit",
+	"ring_add", "ring_get", "ring_done", "destroy", "create", "param",
+	"rmmod",
 };
 
 static const char *const kind_names[] = { "plain", "prio", "after", "rl" };
@@ -95,8 +116,10 @@ struct trec {
 	uint8_t op, q, nk, ndone;
 	uint16_t slot, kind;
 	int32_t err, aux;
+	uint32_t gen;	/* the incarnation of queue q the fd was attached to */
 	int64_t ret, inv, cmp;
 	int64_t arg;	/* delay, priority, processing ns, target slot, min_nr */
+	int64_t pub;	/* ring_add: when its publish returned (0: not yet) */
 	uint32_t key[KMAX];
 };
 
@@ -106,6 +129,8 @@ struct slot {
 	int kind;
 	_Atomic int cur_op;	/* the op of the call in progress, or 0 */
 	_Atomic int holding;	/* keys held (workers) */
+	_Atomic int ring_pending;	/* ring records not known consumed */
+	int ring;		/* adds, gets and dones through rings */
 };
 
 struct arena {
@@ -113,6 +138,9 @@ struct arena {
 	_Atomic uint32_t uniq[NQ];	/* unique keys made */
 	_Atomic int stop, full, calm;
 	_Atomic uint32_t nslots;
+	_Atomic uint32_t ring_errors;	/* setups failed, stray completions */
+	_Atomic uint32_t ring_edquot;	/* setups refused at the byte budget */
+	_Atomic uint32_t qgen[NQ];	/* incarnations destroyed */
 	struct slot slots[MAX_SLOTS];
 	struct trec rec[];
 };
@@ -121,11 +149,13 @@ static struct arena *ar;
 static uint64_t nrec_max;
 static char qname[NQ][KWQ_NAME_LEN];
 static int qfd[NQ];
+static uint32_t my_gen[NQ];	/* qfd[q]'s incarnation */
+static int need_attach[NQ];	/* a call on qfd[q] failed EIDRM */
 static int my_slot;
 static uint64_t rec_cur, rec_end;
 
 /* Processing deadline and get deadlines of each queue (see main()). */
-static const int64_t q_timeout[NQ] = { 0, 30 * KT_MS, 200 * KT_MS };
+static const int64_t q_timeout[NQ] = { 0, 30 * KT_MS, 200 * KT_MS, 0 };
 
 /* --- the history ------------------------------------------------------ */
 
@@ -161,6 +191,7 @@ static struct trec *rec_inv(int op, int q, int kind, int64_t arg,
 	r->kind = (uint16_t)kind;
 	r->slot = (uint16_t)my_slot;
 	r->arg = arg;
+	r->gen = my_gen[q];
 	r->nk = (uint8_t)nk;
 	if (nk)
 		memcpy(r->key, keys, sizeof(*keys) * (size_t)nk);
@@ -177,6 +208,8 @@ static void rec_cmp(struct trec *r, int64_t ret, int err)
 	r->err = err;
 	atomic_store_explicit(&r->state, 2, memory_order_release);
 	atomic_store(&ar->slots[my_slot].cur_op, 0);
+	if (err == EIDRM)
+		need_attach[r->q] = 1;
 }
 
 static int key_name(char *buf, uint32_t k)
@@ -350,16 +383,238 @@ static void t_done(int q, const uint32_t *keys, int n)
 	kwq_recbuf_free(&rb);
 }
 
+/*
+ * Rings: a process that uses them (slot's .ring) sets one up on each of
+ * its fds. Every record asks for a completion (KWQ_SQE_F_CQE): an add or
+ * a DONE_LEASE is invoked before its record is written and completes when
+ * its completion is read, which proves the kernel consumed it; a process
+ * killed in between leaves an unknown outcome. Completions name the ring
+ * position of their record: pend[][] maps it back to the history.
+ */
+#define RING_SQ		64
+#define RING_LEASES	16
+
+static struct kwq_ring *ring[NQ];
+static struct {
+	uint64_t rec;
+	uint32_t idx;
+	int used;
+} pend[NQ][RING_SQ];
+
+static void ring_error(const char *what, int q, int err)
+{
+	atomic_fetch_add(&ar->ring_errors, 1);
+	printf("    # slot %d q%d: %s: %s\n", my_slot, q, what, kt_ename(err));
+}
+
+static void ring_cqe(void *arg, const struct kwq_cqe *c)
+{
+	int q = (int)(intptr_t)arg;
+	unsigned int i = c->index & (RING_SQ - 1);
+	struct trec *r;
+
+	if (!pend[q][i].used || pend[q][i].idx != c->index) {
+		ring_error("a completion of no record written", q, -c->res);
+		return;
+	}
+	r = &ar->rec[pend[q][i].rec];
+	pend[q][i].used = 0;
+	r->cmp = kt_now();
+	r->err = c->res < 0 ? -c->res : 0;
+	r->ret = c->res < 0 ? -1 :
+		 r->op == OP_RADD && r->kind == K_RL ? (int64_t)c->value : 0;
+	atomic_store_explicit(&r->state, 2, memory_order_release);
+	atomic_fetch_sub(&ar->slots[my_slot].ring_pending, 1);
+}
+
+static void ring_reap(int q)
+{
+	kwq_ring_reap(ring[q], NULL, 0);
+}
+
+/* Write @r's record (op, flags...) into @q's ring, pending its completion. */
+static int ring_put(struct trec *r, int q, unsigned int op, unsigned int flags,
+		    const char *key, size_t len, int prio, uint64_t arg)
+{
+	uint32_t idx;
+
+	if (kwq_ring_prep(ring[q], op, flags | KWQ_SQE_F_CQE, key, len, prio,
+			  arg, &idx) < 0) {
+		rec_cmp(r, -1, errno);
+		return -1;
+	}
+	pend[q][idx & (RING_SQ - 1)].rec = (uint64_t)(r - ar->rec);
+	pend[q][idx & (RING_SQ - 1)].idx = idx;
+	pend[q][idx & (RING_SQ - 1)].used = 1;
+	atomic_fetch_add(&ar->slots[my_slot].ring_pending, 1);
+	return 0;
+}
+
+static void t_radd(int q, uint32_t k, int kind, int64_t arg)
+{
+	char name[16];
+	size_t len = (size_t)key_name(name, k);
+	struct trec *r = rec_inv(OP_RADD, q, kind, arg, &k, 1);
+	unsigned int flags = 0;
+	uint64_t a = 0;
+	int prio = 0;
+
+	if (!r)
+		return;
+	if (kind == K_PRIO)
+		prio = (int)arg;
+	else if (kind == K_AFTER && arg > 0)
+		flags = KWQ_SQE_F_AFTER, a = (uint64_t)arg;
+	else if (kind == K_RL)
+		flags = KWQ_SQE_F_RATE_LIMITED;
+	if (ring_put(r, q, KWQ_SQE_ADD, flags, name, len, prio, a) == 0) {
+		/* -1: the doorbell failed, the record stays published */
+		kwq_ring_publish(ring[q]);
+		r->pub = kt_now();
+		ring_reap(q);
+	}
+	atomic_store(&ar->slots[my_slot].cur_op, 0);
+}
+
+/* Finish ring leases: a DONE_LEASE record each, then publish. */
+static void t_rdone(int q, const uint32_t *keys,
+		    const struct kwq_ring_lease *l, int n)
+{
+	struct trec *r;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r = rec_inv(OP_RDONE, q, 0, 0, &keys[i], 1);
+		if (!r)
+			return;
+		ring_put(r, q, KWQ_SQE_DONE_LEASE, 0, NULL, 0, (int)l[i].slot,
+			 l[i].gen);
+	}
+	kwq_ring_publish(ring[q]);
+	ring_reap(q);
+	atomic_store(&ar->slots[my_slot].cur_op, 0);
+}
+
+/* A get through @q's ring: up to @max leases into @l, their keys. */
+static int t_rget(int q, uint32_t *keys, struct kwq_ring_lease *l,
+		  unsigned int max)
+{
+	struct trec *r = rec_inv(OP_RGET, q, 0, 0, NULL, 0);
+	int n, i, nk = 0;
+
+	if (!r)
+		return 0;
+	r->aux = (int32_t)max;
+	n = kwq_ring_get(ring[q], l, max, 1, GET_WAIT_NS);
+	for (i = 0; i < n; i++) {
+		if (key_parse(l[i].key, l[i].len, &r->key[nk]) == 0)
+			l[nk++] = l[i];
+		else
+			ring_error("a leased key not ours", q, 0);
+	}
+	r->nk = (uint8_t)nk;
+	memcpy(keys, r->key, sizeof(*keys) * (size_t)nk);
+	rec_cmp(r, n < 0 ? -1 : nk, n < 0 ? errno : 0);
+	return nk;
+}
+
+/* Before a producer exits: every record consumed and its completion read. */
+static void ring_flush(void)
+{
+	int q, i;
+
+	for (q = 0; q < NQ; q++)
+		if (ring[q])
+			kwq_ring_submit(ring[q]);
+	for (i = 0; i < 200 && atomic_load(&ar->slots[my_slot].ring_pending);
+	     i++) {
+		for (q = 0; q < NQ; q++)
+			if (ring[q]) {
+				kwq_ring_submit(ring[q]);
+				ring_reap(q);
+			}
+		if (atomic_load(&ar->slots[my_slot].ring_pending))
+			kt_sleep_ms(5);
+	}
+	if (atomic_load(&ar->slots[my_slot].ring_pending))
+		ring_error("records never consumed", 0, 0);
+}
+
 /* --- the processes ------------------------------------------------------ */
+
+/*
+ * Attach to queue @q, recording its incarnation: -1 if queue QX is not
+ * there (destroyed, not yet re-created); the others must be (an attach
+ * refused while max_bytes_per_user is lowered is retried).
+ */
+static int q_attach(int q)
+{
+	uint32_t g;
+	int fd, i;
+
+	for (i = 0; i < 400; i++) {
+		g = atomic_load(&ar->qgen[q]);
+		fd = kwq_open_dev(NULL);
+		if (fd >= 0 && kwq_open(fd, qname[q]) == 0 &&
+		    g == atomic_load(&ar->qgen[q])) {
+			my_gen[q] = g;
+			need_attach[q] = 0;
+			return fd;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (q == QX)
+			return -1;
+		kt_sleep_ms(5);
+	}
+	printf("    # slot %d: open %s: %s\n", my_slot, qname[q], strerror(errno));
+	exit(1);
+}
+
+/* QX again after its destroy: 0 if attached. */
+static int reattach(int q)
+{
+	if (qfd[q] >= 0 && !need_attach[q])
+		return 0;
+	if (qfd[q] >= 0)
+		close(qfd[q]);
+	qfd[q] = q_attach(q);
+	return qfd[q] < 0 ? -1 : 0;
+}
 
 static void attach_all(void)
 {
 	int q;
 
 	for (q = 0; q < NQ; q++) {
-		close(qfd[q]);
-		qfd[q] = kt_attach(qname[q]);
+		if (qfd[q] >= 0)
+			close(qfd[q]);
+		qfd[q] = q_attach(q);
+		ring[q] = NULL;
+		/* no ring on QX: its destroy would strand the ring's records */
+		if (!ar->slots[my_slot].ring || q == QX)
+			continue;
+		if (kwq_ring_setup(qfd[q], RING_SQ, RING_SQ,
+				   ar->slots[my_slot].kind == S_WORKER ?
+				   RING_LEASES : 0, &ring[q]) < 0) {
+			if (errno == EDQUOT)	/* max_bytes_per_user lowered */
+				atomic_fetch_add(&ar->ring_edquot, 1);
+			else
+				ring_error("ring setup", q, errno);
+			ring[q] = NULL;
+			continue;
+		}
+		kwq_ring_set_callback(ring[q], ring_cqe, (void *)(intptr_t)q);
 	}
+}
+
+/* A single add: through the ring half the time if there is one. */
+static void t_add1(int q, uint32_t k, int kind, int64_t arg)
+{
+	if (ring[q] && rand() % 2)
+		t_radd(q, k, kind, arg);
+	else
+		t_add(q, k, kind, arg);
 }
 
 static void producer(void)
@@ -371,21 +626,25 @@ static void producer(void)
 	while (!atomic_load(&ar->stop)) {
 		q = rand() % NQ;
 		dice = rand() % 100;
+		if (reattach(q) < 0) {
+			kt_sleep_ms(1);
+			continue;
+		}
 		if (atomic_load(&ar->calm)) {
 			/*
 			 * A calm spell: the workers wait in their gets, a key
 			 * now and then must wake one of them.
 			 */
-			t_add(q, unique_key(q), K_PLAIN, 0);
+			t_add1(q, unique_key(q), K_PLAIN, 0);
 			kt_sleep_ms(100 + rand() % 300);
 		} else if (dice < 25) {
-			t_add(q, pool_key(q), K_PLAIN, 0);
+			t_add1(q, pool_key(q), K_PLAIN, 0);
 		} else if (dice < 33) {
-			t_add(q, pool_key(q), K_PRIO, rand() % 4 - 1);
+			t_add1(q, pool_key(q), K_PRIO, rand() % 4 - 1);
 		} else if (dice < 43) {
-			t_add(q, pool_key(q), K_AFTER, (rand() % 50) * KT_MS);
+			t_add1(q, pool_key(q), K_AFTER, (rand() % 50) * KT_MS);
 		} else if (dice < 50) {
-			t_add(q, pool_key(q), K_RL, 0);
+			t_add1(q, pool_key(q), K_RL, 0);
 		} else if (dice < 60) {
 			n = 1 + rand() % BATCH;
 			for (i = 0; i < n; i++)
@@ -396,7 +655,7 @@ static void producer(void)
 		} else if (dice < 80) {
 			/* a unique key, added once: its deadline is checked */
 			i = rand() % 4;
-			t_add(q, unique_key(q), i,
+			t_add1(q, unique_key(q), i,
 			      i == K_AFTER ? (1 + rand() % 40) * KT_MS :
 			      i == K_PRIO ? 2 : 0);
 		} else if (dice < 86) {
@@ -412,6 +671,7 @@ static void producer(void)
 		if (rand() % 8 == 0)
 			kt_sleep_ms(rand() % 4);
 	}
+	ring_flush();
 	{
 		struct trec *r = rec_inv(OP_EXIT, 0, 0, 0, NULL, 0);
 
@@ -428,7 +688,7 @@ static void producer(void)
  * (*@ndone of them) when the next call is a done_get, else finishes them.
  */
 static void work(int q, const uint32_t *keys, int n, uint32_t *fin,
-		 int *nfin, int fin_later)
+		 int *nfin, int fin_later, const struct kwq_ring_lease *l)
 {
 	int i;
 
@@ -445,12 +705,16 @@ static void work(int q, const uint32_t *keys, int n, uint32_t *fin,
 		if (rand() % 5 == 0)
 			t_add(q, keys[i], K_RL, 0);
 	}
-	if (fin_later) {
+	if (l) {
+		/* ring leases end by DONE_LEASE records */
+		t_rdone(q, keys, l, n);
+	} else if (fin_later) {
 		memcpy(fin, keys, sizeof(*keys) * (size_t)n);
 		*nfin = n;
 		return;
+	} else {
+		t_done(q, keys, n);
 	}
-	t_done(q, keys, n);
 	atomic_store(&ar->slots[my_slot].holding, 0);
 	*nfin = 0;
 }
@@ -459,6 +723,7 @@ static void worker(void)
 {
 	static unsigned char buf[KWQ_REC_SIZE_MAX * BATCH];
 	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
+	struct kwq_ring_lease lease[BATCH];
 	uint32_t keys[KMAX], fin[BATCH];
 	int nfin = 0, fq = 0, q, n, dice, min_nr;
 	unsigned int done, max;
@@ -471,6 +736,17 @@ static void worker(void)
 		dice = rand() % 100;
 		q = nfin ? fq : rand() % NQ;
 		max = 1 + (unsigned int)rand() % BATCH;
+		if (!nfin && reattach(q) < 0) {
+			kt_sleep_ms(1);
+			continue;
+		}
+		if (ring[q] && !nfin && rand() % 2) {
+			/* through the ring: leases, DONE_LEASE records */
+			n = t_rget(q, keys, lease, max);
+			if (n > 0)
+				work(q, keys, n, fin, &nfin, 0, lease);
+			continue;
+		}
 		if (dice < 30 && !nfin) {
 			char key[KWQ_KEY_LEN_MAX + 1];
 			long len;
@@ -533,17 +809,23 @@ static void worker(void)
 		if (n <= 0)
 			continue;
 		fq = q;
-		work(q, keys, n, fin, &nfin, rand() % 3 == 0);
+		work(q, keys, n, fin, &nfin, rand() % 3 == 0, NULL);
 	}
 }
 
 /* --- the fault driver --------------------------------------------------- */
 
 enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
-	F_NR };
+	F_KILL_IN_RING, F_DESTROY, F_PARAM, F_RMMOD, F_NR };
 static const char *const fault_names[F_NR] = {
 	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
+	"kill_mid_ring_submission", "destroy_recreate", "max_bytes_lowered",
+	"rmmod_in_use",
 };
+
+static struct kwq_queue_opts qopts[NQ];
+static unsigned long fault_bad;	/* a fault's own call misbehaved */
+static int rmmod_errno;		/* what the last refused rmmod answered */
 
 static unsigned long faults[F_NR];
 
@@ -562,7 +844,11 @@ static int new_slot(int kind)
 static int spawn(int kind, unsigned int seed)
 {
 	int s = new_slot(kind);
-	pid_t pid = fork();
+	pid_t pid;
+
+	/* half the processes use rings (a key at a time through the ring) */
+	ar->slots[s].ring = rand() % 2;
+	pid = fork();
 
 	if (pid == 0) {
 		my_slot = s;
@@ -603,22 +889,39 @@ static int is_batch_op(int op)
 	       op == OP_GET;
 }
 
+/* Ring records written whose completion was not read yet, or being written. */
+static int in_ring_op(int s)
+{
+	int op = atomic_load(&ar->slots[s].cur_op);
+
+	return op == OP_RADD || op == OP_RDONE ||
+	       atomic_load(&ar->slots[s].ring_pending) > 0;
+}
+
 /* One fault: kill a random worker or producer, start its successor. */
 static int fault(int *slots, int nprod, int nproc, unsigned int seed)
 {
-	int i = rand() % nproc, s = slots[i], op, held, st;
-	int64_t until;
+	int i = rand() % nproc, s = slots[i], op, held, st, wait = rand() % 3;
+	int64_t until = kt_now() + 30 * KT_MS;
+	int in_ring;
 
-	/* Half the time, wait (a little) for a batch call in progress. */
-	if (rand() % 2) {
-		until = kt_now() + 30 * KT_MS;
+	/*
+	 * A third of the time, wait (a little) for a batch call in progress;
+	 * a third, for a ring submission (a record written, its completion
+	 * not read) of a process that uses rings.
+	 */
+	if (wait == 1)
 		while (!is_batch_op(atomic_load(&ar->slots[s].cur_op)) &&
 		       kt_now() < until)
 			sched_yield();
-	}
+	else if (wait == 2 && ar->slots[s].ring)
+		while (!in_ring_op(s) && kt_now() < until)
+			sched_yield();
 	op = atomic_load(&ar->slots[s].cur_op);
 	held = atomic_load(&ar->slots[s].holding);
+	in_ring = in_ring_op(s);
 	st = kill_slot(s);
+	faults[F_KILL_IN_RING] += in_ring;
 	faults[i < nprod ? F_KILL_PRODUCER : F_KILL_WORKER]++;
 	if (is_batch_op(op))
 		faults[F_KILL_IN_BATCH]++;
@@ -626,6 +929,148 @@ static int fault(int *slots, int nprod, int nproc, unsigned int seed)
 		faults[F_KILL_HOLDING]++;
 	slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER, seed);
 	return st == 128 + SIGKILL;
+}
+
+/*
+ * Queue @q created by an unprivileged user, TORTURE_UID (CAP_SYS_ADMIN
+ * is exempt from max_bytes_per_user: its queues have no byte budget),
+ * then attached here (root may open it): the fd, or -1 with errno.
+ */
+#define TORTURE_UID	3434
+
+static int make_queue(int q)
+{
+	pid_t pid = fork();
+	int st, fd;
+
+	if (pid == 0) {
+		if (setgid(TORTURE_UID) < 0 || setuid(TORTURE_UID) < 0)
+			_exit(errno);
+		fd = kwq_open_dev(NULL);
+		if (fd < 0 || kwq_create(fd, qname[q], &qopts[q]) < 0)
+			_exit(errno);
+		_exit(0);
+	}
+	if (pid < 0)
+		return -1;
+	st = kt_wait(pid);
+	if (st) {
+		errno = st;
+		return -1;
+	}
+	fd = kwq_open_dev(NULL);
+	if (fd >= 0 && kwq_open(fd, qname[q]) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Re-create queue QX (same name, same options), attached to qfd[QX];
+ * -1 if refused (it is tried again at the next fault and before the
+ * drain).
+ */
+static int create_qx(void)
+{
+	struct trec *r = rec_inv(OP_CREATE, QX, 0, 0, NULL, 0);
+	int fd = make_queue(QX);
+
+	if (r)
+		rec_cmp(r, fd < 0 ? -1 : 0, fd < 0 ? errno : 0);
+	if (fd < 0) {
+		printf("    # re-create %s: %s\n", qname[QX], strerror(errno));
+		return -1;
+	}
+	qfd[QX] = fd;
+	return 0;
+}
+
+/*
+ * Destroy queue QX while workers and producers have it open (their
+ * calls then fail EIDRM and they attach again), and create it anew.
+ * The history records both: the checker treats a destroy as a purge of
+ * every key of QX and as the end of every lease of the old queue.
+ */
+static void destroy_recreate(void)
+{
+	struct trec *r;
+	int ret;
+
+	if (qfd[QX] < 0) {
+		create_qx();
+		return;
+	}
+	r = rec_inv(OP_DESTROY, QX, 0, my_gen[QX], NULL, 0);
+	ret = kwq_destroy(qfd[QX], qname[QX]);
+	if (r)
+		rec_cmp(r, ret, ret < 0 ? errno : 0);
+	if (ret < 0) {
+		printf("    # destroy %s: %s\n", qname[QX], strerror(errno));
+		fault_bad++;
+		return;
+	}
+	close(qfd[QX]);
+	qfd[QX] = -1;
+	my_gen[QX] = atomic_fetch_add(&ar->qgen[QX], 1) + 1;
+	faults[F_DESTROY]++;
+	create_qx();
+}
+
+/*
+ * max_bytes_per_user lowered far below what the run uses for 20-100 ms,
+ * then restored: adds of new keys (and ring setups, attaches) are
+ * refused EDQUOT meanwhile; nothing that returned success may be lost.
+ */
+#define PARAM_BYTES	"/sys/module/kwq/parameters/max_bytes_per_user"
+static char param_orig[32];
+
+/* @lower: 1 for the lowering, 0 for the restore (the record's kind) */
+static int param_set(const char *v, int lower)
+{
+	struct trec *r = rec_inv(OP_PARAM, 0, lower, strtoll(v, NULL, 0),
+				 NULL, 0);
+	int ret = kt_write_file(PARAM_BYTES, v);
+
+	if (r)
+		rec_cmp(r, ret, ret < 0 ? errno : 0);
+	if (ret < 0) {
+		printf("    # write %s to %s: %s\n", v, PARAM_BYTES,
+		       strerror(errno));
+		fault_bad++;
+	}
+	return ret;
+}
+
+static void param_fault(void)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%d", (1 + rand() % 16) * 4096);
+	if (param_set(v, 1) < 0)
+		return;
+	kt_sleep_ms(20 + rand() % 80);
+	param_set(param_orig, 0);
+	faults[F_PARAM]++;
+}
+
+/* rmmod while /dev/kwq is open: refused (EAGAIN or EBUSY), nothing else. */
+static void rmmod_fault(void)
+{
+	struct trec *r = rec_inv(OP_RMMOD, 0, 0, 0, NULL, 0);
+	long ret = syscall(SYS_delete_module, "kwq", O_NONBLOCK);
+	int e = errno;
+
+	if (r)
+		rec_cmp(r, ret, ret < 0 ? e : 0);
+	if (ret == 0 || (e != EAGAIN && e != EBUSY)) {
+		printf("    # rmmod kwq while in use: %s\n",
+		       ret == 0 ? "it succeeded" : strerror(e));
+		fault_bad++;
+		return;
+	}
+	rmmod_errno = e;
+	faults[F_RMMOD]++;
 }
 
 /* --- the drain ---------------------------------------------------------- */
@@ -639,6 +1084,8 @@ static int drain(struct kwq_stats_args *st)
 	struct trec *r;
 	size_t used;
 
+	if (qfd[QX] < 0 && create_qx() < 0)
+		return -1;
 	for (i = 0; i < 3000; i++) {
 		left = 0;
 		for (q = 0; q < NQ; q++) {
@@ -709,6 +1156,8 @@ static int64_t *death, *gone;
 struct hold {
 	int slot;
 	int64_t g_inv, g_cmp, end_lb;
+	int64_t done_cmp;	/* when its done surely ended (T_INF: unknown) */
+	int done_err;
 	int done;		/* 0 none, 1 success, 2 failed, 3 unknown */
 	uint64_t rec;
 };
@@ -720,6 +1169,9 @@ struct qcount {
 
 static struct {
 	uint64_t ops, unknown, keys, violations, deadline_checked;
+	uint64_t ring_ops, ring_unknown;
+	uint64_t fifo_checked, limiter_checked, limiter_exact;
+	uint64_t add_refused, add_edquot, after_destroy, call_violations;
 	uint64_t wait_measured;
 	uint64_t *unknown_gets, nunknown_gets;
 	int64_t max_ready_wait;
@@ -741,6 +1193,16 @@ static const char *rec_state(const struct trec *r)
 	return atomic_load(&r->state) == 2 ? "" : " UNKNOWN-OUTCOME";
 }
 
+static int is_add(int op)
+{
+	return op == OP_ADD || op == OP_ADDB || op == OP_RADD;
+}
+
+static int is_get(int op)
+{
+	return op == OP_GET || op == OP_DONEGET || op == OP_RGET;
+}
+
 static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 {
 	char what[64] = "";
@@ -755,7 +1217,7 @@ static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 	       (double)(r->inv - t0) / 1e6,
 	       atomic_load(&r->state) == 2 ? (double)(r->cmp - t0) / 1e6 : -1.0,
 	       r->slot, atomic_load(&ar->slots[r->slot].pid), op_names[r->op],
-	       r->q, r->op == OP_ADD || r->op == OP_ADDB ? kind_names[r->kind] : "",
+	       r->q, is_add(r->op) ? kind_names[r->kind] : "",
 	       (long long)r->arg, r->nk, (long long)r->ret, kt_ename(r->err),
 	       what, rec_state(r));
 }
@@ -777,9 +1239,11 @@ static void violation(const char *kind, uint32_t key, const struct ev *e,
 			break;
 	if (i < ARRAY_SIZE(ck.kinds)) {
 		ck.kinds[i] = kind;
-		ck.kind_nr[i]++;
+		/* the first of each kind is reported */
+		if (ck.kind_nr[i]++)
+			return;
 	}
-	if (ck.reported++)
+	if (ck.reported++ >= (int)ARRAY_SIZE(ck.kinds))
 		return;
 	printf("    # VIOLATION %s: key k%u (queue %d): ", kind, key, key_q(key));
 	va_start(ap, fmt);
@@ -820,7 +1284,8 @@ static int64_t get_timeout(const struct trec *r)
 /* Is key @i of @r a hand-out? A done? */
 static int is_handout(const struct trec *r, int i)
 {
-	return (r->op == OP_GET || (r->op == OP_DONEGET && i >= r->ndone)) &&
+	return (r->op == OP_GET || r->op == OP_RGET ||
+		(r->op == OP_DONEGET && i >= r->ndone)) &&
 	       atomic_load(&r->state) == 2 && r->ret > 0;
 }
 
@@ -829,7 +1294,7 @@ static int done_result(const struct trec *r, int i)
 {
 	int complete = atomic_load(&r->state) == 2;
 
-	if (r->op == OP_DONE)
+	if (r->op == OP_DONE || r->op == OP_RDONE)
 		return !complete ? 3 : r->ret == 0 ? 1 : 2;
 	if (r->op == OP_DONEB)
 		return !complete ? 3 : i < r->ret ? 1 : i == r->ret ? 2 : 0;
@@ -843,12 +1308,33 @@ static int done_result(const struct trec *r, int i)
 	return 0;
 }
 
-/* Did the add of key @i of @r succeed (1), fail (0), or is it unknown (2)? */
+/* When max_bytes_per_user was lowered: from the write to the restore's end. */
+static int64_t (*lowered)[2];
+static size_t nlowered;
+
+static int lowered_during(int64_t from, int64_t to)
+{
+	size_t j;
+
+	for (j = 0; j < nlowered; j++)
+		if (lowered[j][0] <= to && lowered[j][1] >= from)
+			return 1;
+	return 0;
+}
+
+/*
+ * Did the add of key @i of @r succeed (1), fail (0), or is it unknown (2)?
+ * A ring add whose publish returned is applied even if its process was
+ * killed before it read the completion: the file's release applies what
+ * was published. It cannot fail then unless max_bytes_per_user was
+ * lowered meanwhile (the ring's queues are never destroyed or full).
+ */
 static int add_result(const struct trec *r, int i)
 {
 	if (atomic_load(&r->state) != 2)
-		return 2;
-	if (r->op == OP_ADD)
+		return r->op == OP_RADD && r->pub &&
+		       !lowered_during(r->inv, gone[r->slot]) ? 1 : 2;
+	if (r->op == OP_ADD || r->op == OP_RADD)
 		return !r->err;
 	return i < r->ret;
 }
@@ -864,6 +1350,11 @@ struct getspan {
 
 static struct getspan *gets[NQ];
 static size_t ngets[NQ];
+
+/* Successful destroys of QX: a purge of all its keys, the end of its leases. */
+static const struct trec **destroys;
+static size_t ndestroys;
+static uint32_t final_gen;	/* the incarnation whose statistics are read */
 
 static int getspan_cmp(const void *a, const void *b)
 {
@@ -884,7 +1375,9 @@ static void ready_wait(uint32_t key, const struct ev *e, size_t n,
 		       const struct trec *first, const struct trec *g)
 {
 	int q = key_q(key);
-	int64_t r0 = first->cmp, w, until = g->inv, idle = INT64_MIN;
+	/* a ring add's key is there for every get begun after its publish */
+	int64_t r0 = first->op == OP_RADD && first->pub ? first->pub : first->cmp;
+	int64_t w, until = g->inv, idle = INT64_MIN;
 	size_t lo = 0, hi = ngets[q], i;
 	const struct trec *u;
 
@@ -925,6 +1418,332 @@ static void ready_wait(uint32_t key, const struct ev *e, size_t n,
 			  (long long)(w / KT_MS));
 }
 
+/*
+ * The rate limiters of queue @q: the delay of a key's failure number
+ * @f + 1 (@f failures before it) as kwq computes it (client-go's
+ * numerics), with the token buckets left out (*@bucket set if the queue
+ * has one: the delay is then at least this).
+ */
+static const struct kwq_stats_args *final_st;
+
+static uint64_t round_f64(uint64_t v)
+{
+	return (uint64_t)(double)v;
+}
+
+static int64_t lim_delay(int q, uint32_t f, int *bucket)
+{
+	const struct kwq_queue_opts *o = &qopts[q];
+	uint64_t d = 0, x, fb;
+	uint32_t i;
+
+	*bucket = 0;
+	for (i = 0; i < o->nr_limits; i++) {
+		const struct kwq_limit *l = &o->limits[i];
+
+		if (l->type == KWQ_LIMIT_EXPONENTIAL) {
+			fb = round_f64(l->a);
+			if (!fb)
+				x = 0;
+			else if (f >= 63 || fb >= (1ULL << (63 - f)))
+				x = l->b;
+			else
+				x = fb << f < l->b ? fb << f : l->b;
+		} else if (l->type == KWQ_LIMIT_FAST_SLOW) {
+			x = (uint64_t)f + 1 <= l->count ? l->a : l->b;
+		} else {
+			*bucket = 1;
+			x = 0;
+		}
+		d = d > x ? d : x;
+	}
+	if (o->max_wait_ns && d > o->max_wait_ns)
+		d = o->max_wait_ns;
+	return (int64_t)d;
+}
+
+/* A failure (rate-limited add or revoked lease) or a reset (forget). */
+struct span {
+	int64_t lo, hi;
+	int sure;
+	uint64_t rec;
+};
+
+/*
+ * The delay a rate-limited add answered is the limiters' for the key's
+ * failure count, which is known within bounds: at least the failures
+ * surely counted before it with no reset possibly between, at most those
+ * possibly counted after the last reset that surely came before it. A
+ * failure is a rate-limited add (one that returned success surely
+ * counted; an unknown or failed one maybe), or a lease revoked at its
+ * processing deadline (surely when its done was refused ESTALE, maybe
+ * when its holder died or its done's outcome is unknown: no earlier
+ * than its get's invocation plus the deadline). A reset is a forget or
+ * purge. Checked on queues without a dead set (a dead key's count is
+ * reset by the add that revives it, which the history cannot place) and
+ * whose idle failure records were never evicted (which forgets counts).
+ */
+static struct span incs[1 << 16], resets[1 << 16];
+
+static void limiter_check(const struct ev *e, size_t n,
+			  const struct hold *holds, size_t nh)
+{
+	uint32_t key = e[0].key;
+	int q = key_q(key), bucket, ok;
+	size_t i, j, ni = 0, nr = 0;
+	int64_t rs, d, want;
+	uint32_t lo, hi, f;
+
+	if (qopts[q].max_retries || final_st[q].failure_records_evicted)
+		return;
+	for (i = 0; i < n && ni < ARRAY_SIZE(incs) && nr < ARRAY_SIZE(resets);
+	     i++) {
+		const struct trec *r = &ar->rec[e[i].rec];
+		int res, c = atomic_load(&r->state) == 2;
+		int64_t end = c ? r->cmp : gone[r->slot];
+
+		if (is_add(r->op) && r->kind == K_RL) {
+			res = add_result(r, (int)e[i].pos);
+			incs[ni++] = (struct span){ r->inv, end, res == 1,
+						    e[i].rec };
+		} else if (r->op == OP_FORGET || r->op == OP_PURGE) {
+			if (!c || !r->err)
+				resets[nr++] = (struct span){ r->inv, end, c,
+							      e[i].rec };
+		}
+	}
+	for (j = 0; j < nh && ni < ARRAY_SIZE(incs); j++) {
+		const struct hold *x = &holds[j];
+		int64_t t = get_timeout(&ar->rec[x->rec]), end;
+
+		if (!t || x->done == 1)
+			continue;
+		end = min64(x->done_cmp, gone[x->slot]);
+		if (end < x->g_inv + t)
+			continue;	/* it ended before its deadline */
+		incs[ni++] = (struct span){ x->g_inv + t, end,
+					    x->done == 2 && x->done_err == ESTALE,
+					    UINT64_MAX };
+	}
+	/*
+	 * A get of unknown outcome with a processing deadline may have taken
+	 * the key, and its lease been revoked before its holder's death
+	 * returned it.
+	 */
+	for (j = 0; j < ck.nunknown_gets && ni < ARRAY_SIZE(incs); j++) {
+		const struct trec *u = &ar->rec[ck.unknown_gets[j]];
+		int64_t t = get_timeout(u);
+
+		if (u->q == q && t && gone[u->slot] >= u->inv + t)
+			incs[ni++] = (struct span){ u->inv + t, gone[u->slot], 0,
+						    UINT64_MAX };
+	}
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[e[i].rec];
+
+		if ((r->op != OP_ADD && r->op != OP_RADD) || r->kind != K_RL ||
+		    atomic_load(&r->state) != 2 || r->err || r->ret == -1)
+			continue;
+		rs = INT64_MIN;
+		for (j = 0; j < nr; j++)
+			if (resets[j].sure && resets[j].hi < r->inv &&
+			    resets[j].lo > rs)
+				rs = resets[j].lo;
+		lo = 0;
+		hi = 0;
+		for (j = 0; j < ni; j++) {
+			const struct span *p = &incs[j];
+			size_t k;
+
+			if (p->rec == e[i].rec)
+				continue;
+			/* "may": times of one clock tick may be in any order */
+			if (p->lo <= r->cmp && p->hi >= rs)
+				hi++;
+			if (!p->sure || p->hi >= r->inv)
+				continue;
+			for (k = 0; k < nr; k++)
+				if (resets[k].hi >= p->lo && resets[k].lo <= r->cmp)
+					break;
+			lo += k == nr;
+		}
+		d = r->ret;
+		ok = 0;
+		for (f = lo; f <= hi && f <= lo + 64 && !ok; f++) {
+			want = lim_delay(q, f, &bucket);
+			ok = bucket ? d >= want : d == want;
+		}
+		if (hi > lo + 64)
+			ok |= d >= lim_delay(q, lo, &bucket);
+		ck.limiter_checked++;
+		ck.limiter_exact += lo == hi;
+		if (!ok) {
+			violation("limiter_delay", key, e, n,
+				  "a rate-limited add at %lld ms answered %lld us; with %u..%u failures before it the limiters give %lld..%lld us",
+				  (long long)((r->inv - ar->rec[e[0].rec].inv) / KT_MS),
+				  (long long)(d / 1000), lo, hi,
+				  (long long)(lim_delay(q, lo, &bucket) / 1000),
+				  (long long)(lim_delay(q, hi, &bucket) / 1000));
+			return;
+		}
+	}
+}
+
+/*
+ * FIFO within a priority: keys added once (fresh keys, plain or with a
+ * priority, no delay) at the same priority of one queue. A key is ready
+ * from some moment in its add (invocation .. completion; a ring add's
+ * completion is read after it was applied) and is taken by the get that
+ * first handed it out (invocation .. completion) or by a get of unknown
+ * outcome that may have run then. If A surely was ready before B's add
+ * began, B must not surely be taken before A could be: B's get completed
+ * before the first moment A could have been taken. In one get (by ioctl:
+ * its keys in the order taken) B must not come before A.
+ */
+struct fifo {
+	uint32_t key;
+	int q, prio;
+	int64_t rfrom, rby, tfrom, tby;
+	uint64_t grec;
+	uint32_t gpos;
+	size_t ev_off, n;
+};
+
+static struct fifo *fifos;
+static size_t nfifos;
+static const struct ev *ev_all;
+
+static int add_prio(const struct trec *r)
+{
+	if (r->kind != K_PRIO)
+		return 0;
+	return r->op == OP_ADDB ? 1 : (int)r->arg;
+}
+
+static void fifo_note(const struct ev *e, size_t n, size_t gi)
+{
+	const struct trec *a = &ar->rec[e[0].rec], *g = &ar->rec[e[gi].rec];
+	struct fifo *f = &fifos[nfifos++];
+	int q = key_q(e[0].key);
+	size_t i;
+
+	f->key = e[0].key;
+	f->q = q;
+	f->prio = add_prio(a);
+	f->rfrom = a->inv;
+	f->rby = a->cmp;
+	f->tby = g->cmp;
+	f->tfrom = g->inv;
+	f->grec = e[gi].rec;
+	f->gpos = e[gi].pos;
+	f->ev_off = (size_t)(e - ev_all);
+	f->n = n;
+	/* a get of unknown outcome running then may have taken it first */
+	for (i = 0; i < ck.nunknown_gets; i++) {
+		const struct trec *u = &ar->rec[ck.unknown_gets[i]];
+
+		if (u->q == q && gone[u->slot] > f->rfrom)
+			f->tfrom = min64(f->tfrom, u->inv > f->rfrom ?
+					 u->inv : f->rfrom);
+	}
+}
+
+static int fifo_by_rby(const void *x, const void *y)
+{
+	const struct fifo *a = x, *b = y;
+
+	if (a->q != b->q)
+		return a->q - b->q;
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
+	return a->rby < b->rby ? -1 : a->rby > b->rby;
+}
+
+static int fifo_by_rfrom(const void *x, const void *y)
+{
+	const struct fifo *a = x, *b = y;
+
+	if (a->q != b->q)
+		return a->q - b->q;
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
+	return a->rfrom < b->rfrom ? -1 : a->rfrom > b->rfrom;
+}
+
+static int fifo_by_get(const void *x, const void *y)
+{
+	const struct fifo *a = x, *b = y;
+
+	if (a->grec != b->grec)
+		return a->grec < b->grec ? -1 : 1;
+	return a->gpos < b->gpos ? -1 : a->gpos > b->gpos;
+}
+
+static void fifo_violation(const struct fifo *b, const struct fifo *a,
+			   const char *how)
+{
+	int64_t t0 = ar->rec[0].inv;
+
+	violation("fifo", b->key, ev_all + b->ev_off, b->n,
+		  "priority %d: handed out %s k%u, ready since %.3f ms, before this key was added at %.3f ms (this key's get ended at %.3f ms; k%u could be taken from %.3f ms)",
+		  b->prio, how, a->key, (double)(a->rby - t0) / 1e6,
+		  (double)(b->rfrom - t0) / 1e6, (double)(b->tby - t0) / 1e6,
+		  a->key, (double)(a->tfrom - t0) / 1e6);
+}
+
+static void fifo_check(void)
+{
+	struct fifo *byf = malloc(sizeof(*byf) * (nfifos + 1));
+	size_t i, j, g, gend, best;
+	int same;
+
+	if (!byf)
+		return;
+	memcpy(byf, fifos, sizeof(*byf) * nfifos);
+	qsort(fifos, nfifos, sizeof(*fifos), fifo_by_rby);
+	qsort(byf, nfifos, sizeof(*byf), fifo_by_rfrom);
+	/* groups of one queue and priority: both arrays hold them in order */
+	for (g = 0; g < nfifos; g = gend) {
+		for (gend = g + 1; gend < nfifos && fifos[gend].q == fifos[g].q &&
+		     fifos[gend].prio == fifos[g].prio; gend++)
+			;
+		best = SIZE_MAX;
+		for (i = g, j = g; i < gend; i++) {
+			const struct fifo *b = &byf[i];
+
+			for (; j < gend && fifos[j].rby < b->rfrom; j++)
+				if (best == SIZE_MAX ||
+				    fifos[j].tfrom > fifos[best].tfrom)
+					best = j;
+			ck.fifo_checked++;
+			if (best != SIZE_MAX && b->tby < fifos[best].tfrom)
+				fifo_violation(b, &fifos[best], "while it waited");
+		}
+	}
+	/* within one get by ioctl: in the order taken */
+	qsort(fifos, nfifos, sizeof(*fifos), fifo_by_get);
+	for (i = 0; i < nfifos; i++) {
+		const struct trec *r = &ar->rec[fifos[i].grec];
+
+		if (r->op == OP_RGET)
+			continue;
+		for (j = i + 1; j < nfifos && fifos[j].grec == fifos[i].grec; j++) {
+			/*
+			 * unless a get of unknown outcome may have taken the
+			 * earlier key first (its holder's death sent it to the
+			 * tail)
+			 */
+			same = fifos[j].q == fifos[i].q &&
+			       fifos[j].prio == fifos[i].prio &&
+			       fifos[j].tfrom == r->inv;
+			if (same && fifos[j].rby < fifos[i].rfrom)
+				fifo_violation(&fifos[i], &fifos[j],
+					       "in the same get after");
+		}
+	}
+	free(byf);
+}
+
 static void check_key(const struct ev *e, size_t n)
 {
 	static struct hold holds[1 << 16];
@@ -963,8 +1782,16 @@ static void check_key(const struct ev *e, size_t n)
 				x->g_cmp = r->cmp;
 				x->rec = e[i].rec;
 				x->done = 0;
+				x->done_cmp = T_INF;
+				x->done_err = 0;
 				x->end_lb = min64(t ? r->inv + t : T_INF,
 						  death[r->slot]);
+				/* a destroy of its queue ends it */
+				for (j = 0; j < ndestroys; j++)
+					if (r->q == QX &&
+					    (uint32_t)destroys[j]->arg >= r->gen)
+						x->end_lb = min64(x->end_lb,
+								  destroys[j]->inv);
 			}
 			continue;
 		}
@@ -977,6 +1804,8 @@ static void check_key(const struct ev *e, size_t n)
 					break;
 			if (h >= 0) {
 				holds[h].done = d;
+				holds[h].done_cmp = d == 3 ? gone[r->slot] : r->cmp;
+				holds[h].done_err = d == 3 ? 0 : r->err;
 				if (d == 1)
 					holds[h].end_lb = r->inv;
 				else if (d == 3)
@@ -993,6 +1822,9 @@ static void check_key(const struct ev *e, size_t n)
 			cons = cons > t ? cons : t;
 		}
 	}
+	/* a destroy of its queue consumes everything before it */
+	for (j = 0; key_q(key) == QX && j < ndestroys; j++)
+		cons = cons > destroys[j]->cmp ? cons : destroys[j]->cmp;
 	/*
 	 * No two holders at once: in the order of their gets' completions,
 	 * no hold may begin before an earlier one surely ended.
@@ -1022,7 +1854,7 @@ static void check_key(const struct ev *e, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[e[i].rec];
 
-		if ((r->op == OP_ADD || r->op == OP_ADDB) &&
+		if (is_add(r->op) &&
 		    add_result(r, (int)e[i].pos) == 1 && r->inv > obl_t) {
 			obl_t = r->inv;
 			obl_i = i;
@@ -1033,13 +1865,16 @@ static void check_key(const struct ev *e, size_t n)
 
 		if (x->done == 1 || x->done == 3)
 			continue;
-		ck.qc[key_q(key)].returns_lb += !get_timeout(&ar->rec[x->rec]) &&
-						!x->done;
+		/* the statistics are the last incarnation's */
+		if (key_q(key) != QX || ar->rec[x->rec].gen == final_gen)
+			ck.qc[key_q(key)].returns_lb +=
+				!get_timeout(&ar->rec[x->rec]) && !x->done;
 		if (x->end_lb != T_INF && x->end_lb > obl_t) {
 			obl_t = x->end_lb;
 			obl_i = SIZE_MAX;
 		}
-		if (x->end_lb == T_INF)
+		if (x->end_lb == T_INF &&
+		    (key_q(key) != QX || ar->rec[x->rec].gen == final_gen))
 			ck.qc[key_q(key)].held_left++;
 	}
 	if (obl_t != INT64_MIN && obl_t > cons)
@@ -1051,13 +1886,15 @@ static void check_key(const struct ev *e, size_t n)
 			  (long long)(cons == INT64_MIN ? -1 :
 				      (cons - first->inv) / KT_MS));
 
-	/* Deadlines and wake-ups: keys added once, by their first call. */
-	if (!key_unique(key) ||
-	    (first->op != OP_ADD && first->op != OP_ADDB))
+	limiter_check(e, n, holds, nh);
+
+	/* Deadlines, wake-ups, FIFO: keys added once, by their first call. */
+	if (!key_unique(key) || !is_add(first->op))
 		return;
 	if ((first->kind == K_AFTER && add_result(first, (int)e[0].pos)) ||
-	    (first->kind == K_RL && first->op == OP_ADD &&
-	     add_result(first, 0) == 1 && first->ret != -1)) {
+	    (first->kind == K_RL && first->op != OP_ADDB &&
+	     atomic_load(&first->state) == 2 && !first->err &&
+	     first->ret != -1)) {
 		int64_t d = first->kind == K_AFTER ? first->arg : first->ret;
 
 		ck.deadline_checked++;
@@ -1075,7 +1912,31 @@ static void check_key(const struct ev *e, size_t n)
 				break;
 		if (i < n)
 			ready_wait(key, e, n, first, &ar->rec[e[i].rec]);
+		if (i < n && atomic_load(&first->state) == 2)
+			fifo_note(e, n, i);
 	}
+}
+
+/* Was the incarnation @r's fd was attached to destroyed before @r began? */
+static int after_destroy(const struct trec *r)
+{
+	size_t j;
+
+	for (j = 0; j < ndestroys; j++)
+		if ((uint32_t)destroys[j]->arg >= r->gen &&
+		    destroys[j]->cmp < r->inv)
+			return 1;
+	return 0;
+}
+
+/* A call that no key's model explains (it has no key, or many). */
+static void misbehaved(const struct trec *r, const char *what)
+{
+	ck.violations++;
+	if (ck.call_violations++)
+		return;
+	printf("    # VIOLATION call: %s:\n", what);
+	print_rec(r, UINT32_MAX, ar->rec[0].inv);
 }
 
 /* Count per queue what the kernel's statistics must agree with. */
@@ -1086,21 +1947,44 @@ static void count_rec(const struct trec *r)
 
 	ck.ops++;
 	ck.unknown += !complete;
+	if (is_add(r->op) && complete && r->err) {
+		ck.add_refused++;
+		ck.add_edquot += r->err == EDQUOT;
+		if (r->err != EDQUOT && r->err != ENOSPC && r->err != ENOMEM &&
+		    r->err != EIDRM)
+			misbehaved(r, "an add failed with an undocumented errno");
+	}
+	if (r->q == QX && r->slot && r->op < OP_DESTROY && complete &&
+	    after_destroy(r)) {
+		ck.after_destroy++;
+		if (r->err != EIDRM)
+			misbehaved(r, "a call on a destroyed queue's file did not fail EIDRM");
+	}
+	if (r->q == QX && r->gen != final_gen && r->op != OP_KILL &&
+	    r->op != OP_EXIT)
+		return;
+	if (r->op == OP_RADD || r->op == OP_RGET || r->op == OP_RDONE) {
+		ck.ring_ops++;
+		ck.ring_unknown += !complete;
+	}
 	switch (r->op) {
 	case OP_GET:
+	case OP_RGET:
 	case OP_DONEGET:
 		if (!complete) {
-			c->unknown_get_max += r->op == OP_GET ? (uint64_t)r->aux : BATCH;
+			c->unknown_get_max += r->op != OP_DONEGET ?
+					      (uint64_t)r->aux : BATCH;
 		} else if (r->ret > 0) {
 			c->handouts += (uint64_t)(r->nk - r->ndone);
 			if (get_timeout(r))
 				c->holds_due += (uint64_t)(r->nk - r->ndone);
 		}
-		if (r->op == OP_GET)
+		if (r->op != OP_DONEGET)
 			break;
 		/* the done part */
 		__attribute__((fallthrough));
 	case OP_DONE:
+	case OP_RDONE:
 	case OP_DONEB:
 		for (i = 0; i < (r->op == OP_DONEGET ? r->ndone : r->nk); i++) {
 			int d = done_result(r, i);
@@ -1111,6 +1995,7 @@ static void count_rec(const struct trec *r)
 		}
 		break;
 	case OP_ADD:
+	case OP_RADD:
 	case OP_ADDB:
 		if (r->kind != K_RL)
 			break;
@@ -1191,15 +2076,38 @@ static int check_history(void)
 		}
 	}
 	ev = malloc(sizeof(*ev) * (nev + 1));
+	fifos = malloc(sizeof(*fifos) * (nev + 1));
 	ck.unknown_gets = malloc(sizeof(*ck.unknown_gets) * (n + 1));
 	for (k = 0; k < NQ; k++)
 		gets[k] = malloc(sizeof(*gets[k]) * (n + 1));
-	if (!ev || !ck.unknown_gets || !gets[0] || !gets[1] || !gets[2])
+	for (k = 0; k < NQ; k++)
+		if (!gets[k])
+			return -1;
+	if (!ev || !fifos || !ck.unknown_gets)
+		return -1;
+	destroys = malloc(sizeof(*destroys) * (n + 1));
+	if (!destroys)
+		return -1;
+	lowered = malloc(sizeof(*lowered) * (n + 1));
+	if (!lowered)
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[i];
 
-		if ((r->op != OP_GET && r->op != OP_DONEGET) || !r->slot)
+		if (r->op == OP_DESTROY && atomic_load(&r->state) == 2 && !r->err)
+			destroys[ndestroys++] = r;
+		if (r->op == OP_PARAM && r->kind == 1) {
+			lowered[nlowered][0] = r->inv;
+			lowered[nlowered++][1] = T_INF;
+		} else if (r->op == OP_PARAM && nlowered &&
+			   atomic_load(&r->state) == 2 && !r->err) {
+			lowered[nlowered - 1][1] = r->cmp;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct trec *r = &ar->rec[i];
+
+		if (!is_get(r->op) || !r->slot || r->err == EIDRM)
 			continue;
 		if (atomic_load(&r->state) == 1)
 			ck.unknown_gets[ck.nunknown_gets++] = i;
@@ -1225,27 +2133,65 @@ static int check_history(void)
 			ev[nev++] = (struct ev){ r->key[k], (uint32_t)k, i };
 	}
 	qsort(ev, nev, sizeof(*ev), ev_cmp);
+	ev_all = ev;
 	for (a = 0; a < nev; a = b) {
 		for (b = a + 1; b < nev && ev[b].key == ev[a].key; b++)
 			;
 		check_key(ev + a, b - a);
 	}
+	fifo_check();
+	free(fifos);
 	free(ev);
 	return 0;
+}
+
+/*
+ * Everything is closed and destroyed: rmmod must succeed now (retried
+ * while queues freed by a work item still hold the module, up to 5 s),
+ * and the module is loaded again from @path for whatever runs next.
+ */
+static int unload_reload(const char *path)
+{
+	long ret = -1;
+	int i, fd, e = 0;
+
+	for (i = 0; i < 500; i++) {
+		ret = syscall(SYS_delete_module, "kwq", O_NONBLOCK);
+		e = errno;
+		if (ret == 0 || e != EAGAIN)
+			break;
+		kt_sleep_ms(10);
+	}
+	ktap_check(ret == 0, "rmmod_when_unused", "%s after %d tries",
+		   strerror(e), i + 1);
+	if (ret)
+		return 0;
+	printf("    # rmmod succeeded after %d tries\n", i + 1);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ret = fd < 0 ? -1 : syscall(SYS_finit_module, fd, "", 0);
+	ktap_check(ret == 0, "module_reloaded", "%s: %s", path,
+		   strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret == 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct kwq_queue_opts o[NQ] = {
-		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 2,
-		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 50 * KT_MS },
-			      { KWQ_LIMIT_BUCKET, 20, 500000, 0 } } },
+		/* no bucket: the limiter check is exact here */
+		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 1,
+		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 50 * KT_MS } } },
 		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 1,
 		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 20 * KT_MS } },
 		  .max_retries = 5, .max_dead = KWQ_MAX_DEAD },
 		{ .mode = 0600, .max_wait_ns = 50 * KT_MS, .nr_limits = 2,
 		  .limits = { { KWQ_LIMIT_FAST_SLOW, 2, KT_MS, 30 * KT_MS },
 			      { KWQ_LIMIT_BUCKET, 10, 200000, 0 } },
+		  .max_retries = 3, .max_dead = KWQ_MAX_DEAD },
+		/* QX, destroyed and re-created under load */
+		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 1,
+		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 20 * KT_MS } },
 		  .max_retries = 3, .max_dead = KWQ_MAX_DEAD },
 	};
 	struct kwq_stats_args st[NQ];
@@ -1255,7 +2201,17 @@ int main(int argc, char **argv)
 	int64_t t0, end, calm_at;
 	unsigned long nfaults = 0, calms = 0;
 
-	while ((opt = getopt(argc, argv, "t:s:p:w:")) != -1) {
+	char modpath[4096] = "";
+	ssize_t ml;
+
+	/* the module to load again at the end: ../kwq.ko from the test */
+	ml = readlink("/proc/self/exe", modpath, sizeof(modpath) - 16);
+	if (ml > 0) {
+		modpath[ml] = '\0';
+		if (strrchr(modpath, '/'))
+			strcpy(strrchr(modpath, '/'), "/../kwq.ko");
+	}
+	while ((opt = getopt(argc, argv, "t:s:p:w:m:")) != -1) {
 		if (opt == 't')
 			secs = atoi(optarg);
 		else if (opt == 's')
@@ -1264,6 +2220,8 @@ int main(int argc, char **argv)
 			nprod = atoi(optarg);
 		else if (opt == 'w')
 			nwork = atoi(optarg);
+		else if (opt == 'm')
+			snprintf(modpath, sizeof(modpath), "%s", optarg);
 		else
 			return 2;
 	}
@@ -1271,7 +2229,7 @@ int main(int argc, char **argv)
 		return 2;
 	o[1].processing_timeout_ns = (uint64_t)q_timeout[1];
 	o[2].processing_timeout_ns = (uint64_t)q_timeout[2];
-	kt_setup("kwq_torture", 8, (unsigned int)secs * 3 + 300);
+	kt_setup("kwq_torture", 13, (unsigned int)secs * 3 + 300);
 	printf("    # seed %u (rerun: torture_test -s %u -t %d -p %d -w %d)\n",
 	       seed, seed, secs, nprod, nwork);
 	srand(seed);
@@ -1282,8 +2240,26 @@ int main(int argc, char **argv)
 	nrec_max = (ARENA_BYTES - sizeof(*ar)) / sizeof(struct trec);
 	my_slot = new_slot(S_PARENT);
 	atomic_store(&ar->slots[0].pid, (int)getpid());
-	for (q = 0; q < NQ; q++)
-		qfd[q] = kt_queue("torture", &o[q], qname[q]);
+	memcpy(qopts, o, sizeof(qopts));
+	for (q = 0; q < NQ; q++) {
+		kt_name(qname[q], "torture");
+		qfd[q] = make_queue(q);
+		if (qfd[q] < 0) {
+			printf("    # create %s as uid %d: %s\n", qname[q],
+			       TORTURE_UID, strerror(errno));
+			return 1;
+		}
+	}
+	{
+		FILE *f = fopen(PARAM_BYTES, "r");
+
+		if (!f || !fgets(param_orig, sizeof(param_orig), f)) {
+			printf("    # %s: %s\n", PARAM_BYTES, strerror(errno));
+			return 1;
+		}
+		fclose(f);
+		param_orig[strcspn(param_orig, "\n")] = '\0';
+	}
 
 	for (i = 0; i < nprod + nwork; i++)
 		slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER,
@@ -1301,8 +2277,22 @@ int main(int argc, char **argv)
 			calms++;
 		}
 		kt_sleep_ms(20 + rand() % 130);
-		bad += !fault(slots, nprod, nprod + nwork,
-			      seed + 1000 + (unsigned int)nfaults);
+		/*
+		 * Mostly SIGKILLs; every 20 faults one destroy, one parameter
+		 * change and one rmmod attempt for sure (a short run on a
+		 * loaded host still has each kind), more at random.
+		 */
+		i = nfaults % 20 == 5 ? 0 : nfaults % 20 == 10 ? 6 :
+		    nfaults % 20 == 15 ? 12 : rand() % 100;
+		if (i < 6)
+			destroy_recreate();
+		else if (i < 12)
+			param_fault();
+		else if (i < 16)
+			rmmod_fault();
+		else
+			bad += !fault(slots, nprod, nprod + nwork,
+				      seed + 1000 + (unsigned int)nfaults);
 		nfaults++;
 	}
 	if (atomic_load(&ar->full))
@@ -1321,10 +2311,15 @@ int main(int argc, char **argv)
 	for (i = nprod; i < nprod + nwork; i++)
 		bad += kill_slot(slots[i]) != 128 + SIGKILL;
 	ktap_check(!bad, "processes_behaved", "%d unexpected exits", bad);
+	ktap_check(!atomic_load(&ar->ring_errors), "rings_behaved",
+		   "%u ring setups failed or stray completions (above)",
+		   atomic_load(&ar->ring_errors));
 	ktap_check(drain(st) == 0, "drained",
 		   "keys left after the drain: q0 %llu/%llu/%llu/%llu",
 		   (unsigned long long)st[0].len, (unsigned long long)st[0].waiting,
 		   (unsigned long long)st[0].processing, (unsigned long long)st[0].dead);
+	final_st = st;
+	final_gen = my_gen[QX];
 	ok = check_history() == 0;
 	ktap_check(ok, "history_checked", "out of memory");
 	printf("    # %llu calls (%llu unknown), %llu keys, %u processes, %lu faults, %lu calm\n",
@@ -1334,15 +2329,39 @@ int main(int argc, char **argv)
 	for (i = 0, ok = 1; i < F_NR; i++)
 		ok &= faults[i] > 0;
 	/* every figure below with a goal is one of these cases */
+	printf("    # %llu ring calls (%llu unknown outcomes)\n",
+	       (unsigned long long)ck.ring_ops,
+	       (unsigned long long)ck.ring_unknown);
+	printf("    # faults' effects: %llu adds refused (%llu EDQUOT), %llu calls on a destroyed queue's file, %u ring setups refused EDQUOT\n",
+	       (unsigned long long)ck.add_refused,
+	       (unsigned long long)ck.add_edquot,
+	       (unsigned long long)ck.after_destroy,
+	       atomic_load(&ar->ring_edquot));
+	printf("    # FIFO: %llu keys checked; limiter: %llu delays checked (%llu with the failure count known exactly)\n",
+	       (unsigned long long)ck.fifo_checked,
+	       (unsigned long long)ck.limiter_checked,
+	       (unsigned long long)ck.limiter_exact);
 	ktap_check(ck.ops > 1000 && ok && ck.deadline_checked > 0 &&
-		   ck.wait_measured > 0, "workload_ran",
-		   "%llu calls, %lu faults (each kind?), %llu deadlines, %llu waits",
+		   ck.wait_measured > 0 && ck.ring_ops > 0 && ck.ring_unknown > 0 &&
+		   ck.fifo_checked > 0 && ck.limiter_exact > 0 &&
+		   ck.add_edquot > 0 && ck.after_destroy > 0,
+		   "workload_ran",
+		   "%llu calls, %lu faults (each kind?), %llu deadlines, %llu waits, %llu ring calls (%llu unknown), %llu fifo, %llu exact limiter, %llu EDQUOT, %llu after destroy",
 		   (unsigned long long)ck.ops, nfaults,
 		   (unsigned long long)ck.deadline_checked,
-		   (unsigned long long)ck.wait_measured);
+		   (unsigned long long)ck.wait_measured,
+		   (unsigned long long)ck.ring_ops,
+		   (unsigned long long)ck.ring_unknown,
+		   (unsigned long long)ck.fifo_checked,
+		   (unsigned long long)ck.limiter_exact,
+		   (unsigned long long)ck.add_edquot,
+		   (unsigned long long)ck.after_destroy);
 	for (i = 0; i < (int)ARRAY_SIZE(ck.kinds) && ck.kinds[i]; i++)
 		printf("    # %llu violations %s\n",
 		       (unsigned long long)ck.kind_nr[i], ck.kinds[i]);
+	if (ck.call_violations)
+		printf("    # %llu violations call\n",
+		       (unsigned long long)ck.call_violations);
 	ktap_check(!ck.violations, "history_follows_the_model",
 		   "%llu violations", (unsigned long long)ck.violations);
 	ok = 1;
@@ -1366,12 +2385,28 @@ int main(int argc, char **argv)
 		close(qfd[q]);
 	}
 	ktap_check(ok, "queues_destroyed", "%s", strerror(errno));
+	ktap_check(!fault_bad, "faults_behaved",
+		   "%lu destroys, parameter writes or rmmods misbehaved (above)",
+		   fault_bad);
+	ktap_check(faults[F_RMMOD] > 0, "rmmod_refused_while_in_use",
+		   "no rmmod attempt was refused");
+	printf("    # rmmod while in use: %lu refused, %s\n", faults[F_RMMOD],
+	       kt_ename(rmmod_errno));
+	ok = unload_reload(modpath);
 
 	printf("# figure torture_ops_checked %llu >0 %s\n",
 	       (unsigned long long)ck.ops, ck.ops ? "met" : "missed");
 	for (i = 0; i < F_NR; i++)
 		printf("# figure torture_faults_%s %lu >0 %s\n", fault_names[i],
 		       faults[i], faults[i] ? "met" : "missed");
+	printf("# figure torture_ring_calls_checked %llu >0 %s\n",
+	       (unsigned long long)ck.ring_ops, ck.ring_ops ? "met" : "missed");
+	printf("# figure torture_fifo_keys_checked %llu >0 %s\n",
+	       (unsigned long long)ck.fifo_checked,
+	       ck.fifo_checked ? "met" : "missed");
+	printf("# figure torture_limiter_delays_checked %llu >0 %s\n",
+	       (unsigned long long)ck.limiter_checked,
+	       ck.limiter_exact ? "met" : "missed");
 	printf("# figure torture_violations %llu 0 %s\n",
 	       (unsigned long long)ck.violations,
 	       ck.violations ? "missed" : "met");
