@@ -1222,6 +1222,81 @@ static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 	       what, rec_state(r));
 }
 
+/*
+ * The kernel's own account of queue 0's failures: its key_rate_limited
+ * and key_timed_out events (a revocation is both), on the history's clock,
+ * printed with a limiter violation. Best effort: without tracefs, none.
+ */
+#define TRACE_DIR "/sys/kernel/debug/tracing/"
+
+static int trace_write(const char *file, const char *v)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), TRACE_DIR "%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int ktrace_on;
+
+static void ktrace_start(void)
+{
+	static const char *const ev[] = { "key_rate_limited", "key_timed_out" };
+	char file[96], filter[96];
+	size_t i;
+
+	snprintf(filter, sizeof(filter), "queue == \"%s\"", qname[0]);
+	if (trace_write("tracing_on", "0") || trace_write("trace_clock", "mono") ||
+	    trace_write("buffer_size_kb", "8192") || trace_write("trace", ""))
+		return;
+	for (i = 0; i < ARRAY_SIZE(ev); i++) {
+		snprintf(file, sizeof(file), "events/kwq/%s/filter", ev[i]);
+		if (trace_write(file, filter))
+			return;
+		snprintf(file, sizeof(file), "events/kwq/%s/enable", ev[i]);
+		if (trace_write(file, "1"))
+			return;
+	}
+	ktrace_on = !trace_write("tracing_on", "1");
+	printf("    # kernel trace of queue 0's failures: %s\n",
+	       ktrace_on ? "on" : "unavailable");
+}
+
+static void ktrace_print(uint32_t key, int64_t t0)
+{
+	char want[32], line[512];
+	double ts;
+	FILE *f;
+
+	if (!ktrace_on)
+		return;
+	f = fopen(TRACE_DIR "trace", "re");
+	if (!f)
+		return;
+	snprintf(want, sizeof(want), " key=k%u len=", key);
+	printf("    # the kernel's trace of it (ms from the first call):\n");
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strstr(line, ": key_"), *p;
+
+		if (!strstr(line, want) || !colon)
+			continue;
+		/* "task-pid [cpu] flags 12345.678901: key_event: queue=..." */
+		*colon = '\0';
+		p = strrchr(line, ' ');
+		ts = p ? strtod(p + 1, NULL) * 1e9 : 0;
+		printf("    #   %9.3f ms %s", (ts - (double)t0) / 1e6, colon + 2);
+	}
+	fclose(f);
+}
+
+static size_t focus = SIZE_MAX;
+
 static void violation(const char *kind, uint32_t key, const struct ev *e,
 		      size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -1252,6 +1327,17 @@ static void violation(const char *kind, uint32_t key, const struct ev *e,
 	printf("\n    # its history (%zu calls, ms from the first call):\n", n);
 	for (i = 0; i < n && i < 200; i++)
 		print_rec(&ar->rec[e[i].rec], key, t0);
+	/* and the calls just before and after the one that broke the model */
+	if (focus != SIZE_MAX && focus >= 200) {
+		printf("    #   ... (calls %zu..%zu)\n",
+		       focus > 300 ? focus - 100 : 200,
+		       focus + 20 < n ? focus + 20 : n - 1);
+		for (i = focus > 300 ? focus - 100 : 200;
+		     i < n && i <= focus + 20; i++)
+			print_rec(&ar->rec[e[i].rec], key, t0);
+	}
+	if (!strcmp(kind, "limiter_delay") && key_q(key) == 0)
+		ktrace_print(key, t0);
 	/* the kills: a holder's death ends its hold (each slot once) */
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[e[i].rec];
@@ -1578,6 +1664,7 @@ static void limiter_check(const struct ev *e, size_t n,
 		ck.limiter_checked++;
 		ck.limiter_exact += lo == hi;
 		if (!ok) {
+			focus = i;
 			violation("limiter_delay", key, e, n,
 				  "a rate-limited add at %lld ms answered %lld us; with %u..%u failures before it the limiters give %lld..%lld us",
 				  (long long)((r->inv - ar->rec[e[0].rec].inv) / KT_MS),
@@ -2250,6 +2337,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	ktrace_start();
 	{
 		FILE *f = fopen(PARAM_BYTES, "r");
 
