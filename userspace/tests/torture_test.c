@@ -327,6 +327,17 @@ static void t_add_batch(int q, const uint32_t *keys, int n, int kind,
 	kwq_recbuf_free(&rb);
 }
 
+/*
+ * A done's error about the key it stopped at (its lease was revoked, or
+ * it is not the caller's): that key is finished with, for good. Any other
+ * error (EINVAL for a call the kernel refuses whole, ENOMEM...) finished
+ * nothing past the keys counted done: the key it stopped at is still held.
+ */
+static int done_key_err(int e)
+{
+	return e == ESTALE || e == ENOENT || e == EPERM;
+}
+
 /* remove, forget, purge of one key */
 static void t_key_op(int op, int q, uint32_t k)
 {
@@ -378,7 +389,21 @@ static void t_done(int q, const uint32_t *keys, int n)
 		ret = kwq_done_batch(qfd[q], &rb, &done);
 		rec_cmp(r, done, ret < 0 ? errno : 0);
 		/* the key that failed is finished for good (ESTALE...) */
-		i += (int)done + (ret < 0);
+		i += (int)done + (ret < 0 && done_key_err(r->err));
+		if (ret < 0 && !done_key_err(r->err)) {
+			/* still held: the rest one at a time, as above */
+			for (; i < n; i++) {
+				char name[16];
+				size_t len = (size_t)key_name(name, keys[i]);
+
+				r = rec_inv(OP_DONE, q, 0, 0, &keys[i], 1);
+				if (!r)
+					break;
+				ret = kwq_done(qfd[q], name, len);
+				rec_cmp(r, ret < 0 ? -1 : 0, ret < 0 ? errno : 0);
+			}
+			break;
+		}
 	}
 	kwq_recbuf_free(&rb);
 }
@@ -779,7 +804,11 @@ static void worker(void)
 			rec_cmp(r, n, n < 0 ? errno : 0);
 			n = n > 0 ? r->nk : 0;
 		} else {
-			/* done_get: finish what is held, take more */
+			/*
+			 * done_get: finish what is held, take more. With max
+			 * 1 and min_nr 2 the kernel refuses the call whole
+			 * (EINVAL): nothing is finished, t_done() below does it.
+			 */
 			min_nr = rand() % 4 ? 1 : 2;
 			rb_fill(&rb, fin, nfin, 0);
 			memcpy(keys, fin, sizeof(*keys) * (size_t)nfin);
@@ -798,8 +827,13 @@ static void worker(void)
 						r->key + nfin, BATCH));
 			rec_cmp(r, n, n < 0 ? errno : 0);
 			if (n < 0 && (int)done < nfin) {
-				/* the done part failed on fin[done]: the rest */
-				t_done(q, fin + done + 1, nfin - (int)done - 1);
+				/*
+				 * The done part stopped at fin[done]: finished
+				 * for good if the error was about it, else
+				 * still held. Then the rest.
+				 */
+				done += done_key_err(r->err);
+				t_done(q, fin + done, nfin - (int)done);
 			}
 			nfin = 0;
 			atomic_store(&ar->slots[my_slot].holding, 0);
@@ -1380,16 +1414,22 @@ static int done_result(const struct trec *r, int i)
 {
 	int complete = atomic_load(&r->state) == 2;
 
-	if (r->op == OP_DONE || r->op == OP_RDONE)
+	/* 2 only for an error about the key: any other finished nothing */
+	int key_err = complete && done_key_err(r->err);
+
+	if (r->op == OP_RDONE)
 		return !complete ? 3 : r->ret == 0 ? 1 : 2;
+	if (r->op == OP_DONE)
+		return !complete ? 3 : r->ret == 0 ? 1 : key_err ? 2 : 0;
 	if (r->op == OP_DONEB)
-		return !complete ? 3 : i < r->ret ? 1 : i == r->ret ? 2 : 0;
+		return !complete ? 3 : i < r->ret ? 1 :
+		       i == r->ret && key_err ? 2 : 0;
 	if (r->op == OP_DONEGET && i < r->ndone) {
 		if (!complete)
 			return 3;
 		if (r->ret >= 0)
 			return 1;
-		return i < r->aux ? 1 : i == r->aux ? 2 : 0;
+		return i < r->aux ? 1 : i == r->aux && key_err ? 2 : 0;
 	}
 	return 0;
 }
