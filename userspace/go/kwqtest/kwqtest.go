@@ -373,12 +373,14 @@ func (c *core) add(key string, prio int32, now time.Time) error {
 			n.dying = false
 			n.failures = 0
 		}
-		if !n.dirty {
-			n.dirty = true
+		// none: dirty(p'); delayed(r) or dirty(r): dirty(max(r, p')),
+		// a remembered deadline kept (semantics.rst, "Every transition").
+		if !n.dirty && !n.hasDue {
 			n.reqPrio = prio
 		} else {
 			n.reqPrio = max(n.reqPrio, prio)
 		}
+		n.dirty = true
 	}
 	return nil
 }
@@ -393,9 +395,9 @@ func pick(p kwq.AfterPolicy, old, new time.Time) time.Time {
 	return old
 }
 
-// addAfter is kwq's add_after; landed: it queued the key, made it ready,
-// or moved or remembered an earlier deadline (what charges a token).
-func (c *core) addAfter(key string, d time.Duration, p kwq.AfterPolicy, now time.Time) (bool, error) {
+// addAfter is kwq's add_after at prio; landed: it queued the key, made it
+// ready, or moved or remembered an earlier deadline (what charges a token).
+func (c *core) addAfter(key string, d time.Duration, p kwq.AfterPolicy, prio int32, now time.Time) (bool, error) {
 	if d <= 0 {
 		if p != kwq.Earliest {
 			return false, unix.EINVAL
@@ -411,7 +413,7 @@ func (c *core) addAfter(key string, d time.Duration, p kwq.AfterPolicy, now time
 				landed = !n.dirty
 			}
 		}
-		return landed, c.add(key, 0, now)
+		return landed, c.add(key, prio, now)
 	}
 	if c.shut {
 		return false, unix.ESHUTDOWN
@@ -424,10 +426,11 @@ func (c *core) addAfter(key string, d time.Duration, p kwq.AfterPolicy, now time
 		if err != nil {
 			return false, err
 		}
-		n.prio = 0
+		n.prio = prio
 		c.toWaiting(n, due)
 		return true, nil
 	case n.state == kwq.Waiting:
+		n.prio = max(n.prio, prio)
 		nd := pick(p, n.due, due)
 		if nd.Equal(n.due) {
 			return false, nil
@@ -440,6 +443,15 @@ func (c *core) addAfter(key string, d time.Duration, p kwq.AfterPolicy, now time
 		if n.state == kwq.Processing && n.dying {
 			n.dying = false
 			n.failures = 0
+		}
+		// Processing: none becomes delayed(p'), delayed(r) delayed(max(r,
+		// p')); a dirty key's priority is not raised by a delayed add.
+		if n.state == kwq.Processing && !n.dirty {
+			if !n.hasDue {
+				n.reqPrio = prio
+			} else {
+				n.reqPrio = max(n.reqPrio, prio)
+			}
 		}
 		if !n.hasDue {
 			n.due, n.hasDue = due, true
@@ -533,7 +545,7 @@ func (c *core) commit(plan []int64, now time.Time) {
 func (c *core) counts() bool { return c.perKey || c.cfg.MaxRetries > 0 }
 
 // rateLimited is kwq's add_rate_limited.
-func (c *core) rateLimited(key string, now time.Time) (time.Duration, error) {
+func (c *core) rateLimited(key string, prio int32, now time.Time) (time.Duration, error) {
 	if c.shut {
 		return 0, unix.ESHUTDOWN
 	}
@@ -546,7 +558,7 @@ func (c *core) rateLimited(key string, now time.Time) (time.Duration, error) {
 		return kwq.DelayDead, c.lastFailure(key, n, now)
 	}
 	d, plan := c.when(failures, now)
-	landed, err := c.addAfter(key, d, kwq.Earliest, now)
+	landed, err := c.addAfter(key, d, kwq.Earliest, prio, now)
 	if err != nil {
 		return 0, err
 	}
@@ -597,9 +609,10 @@ func (c *core) finish(n *node, now time.Time) {
 		c.queued--
 		c.idle(n)
 	case n.hasDue && n.due.After(now):
+		n.prio = n.reqPrio
 		c.toWaiting(n, n.due)
 	case n.hasDue:
-		n.hasDue = false
+		n.prio, n.hasDue = n.reqPrio, false
 		c.toReady(n, now)
 	default:
 		c.queued--
@@ -627,7 +640,8 @@ func (c *core) expire(now time.Time) {
 			t := n.deadline
 			n.holder.revoked[n.key] = true
 			if !c.shut {
-				c.rateLimited(n.key, t) // as the holder's AddRateLimited
+				// as AddRateLimited at the key's priority
+				c.rateLimited(n.key, n.prio, t)
 			}
 			c.finish(n, t) // and its Done
 			continue
@@ -775,7 +789,7 @@ func (q *Queue) TryAddAfterPolicy(key string, d time.Duration, p kwq.AfterPolicy
 	if q.shut != 0 {
 		return q.fail("add-after", key, unix.ESHUTDOWN)
 	}
-	if _, err := q.c.addAfter(key, d, p, now); err != nil {
+	if _, err := q.c.addAfter(key, d, p, 0, now); err != nil {
 		return q.fail("add-after", key, err)
 	}
 	return nil
@@ -792,7 +806,7 @@ func (q *Queue) TryAddRateLimited(key string) (time.Duration, error) {
 	if q.shut != 0 {
 		return 0, q.fail("add-rate-limited", key, unix.ESHUTDOWN)
 	}
-	d, err := q.c.rateLimited(key, now)
+	d, err := q.c.rateLimited(key, 0, now)
 	if err != nil {
 		return 0, q.fail("add-rate-limited", key, err)
 	}
@@ -1299,8 +1313,9 @@ func (q *Queue) Close() error {
 			c.die(n, now)
 			continue
 		}
-		if n.dirty {
-			n.prio = n.reqPrio
+		// At max(p, r) if a requeue was pending, D kept.
+		if n.dirty || n.hasDue {
+			n.prio = max(n.prio, n.reqPrio)
 		}
 		n.dirty = false
 		c.toReady(n, now)

@@ -144,6 +144,41 @@ func TestCloseReturnsLeases(t *testing.T) {
 	}
 }
 
+// Close returns a key with a pending requeue at the higher of its run's
+// priority and the requeue's, as the kernel's release_owner does
+// (semantics.rst, "Every transition").
+func TestCloseReturnsARequeueAtTheHigherPriority(t *testing.T) {
+	q, _ := newQ(t, kwqtest.Config{})
+	q2 := q.Open(nil)
+	defer q2.Close()
+	for _, k := range []string{"a", "b"} {
+		if err := q.TryAddPriority(k, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k, _ := q.Get(); k != "a" {
+		t.Fatalf("Get: %q", k)
+	}
+	if k, _ := q.Get(); k != "b" {
+		t.Fatalf("Get: %q", k)
+	}
+	q.Add("a") // dirty(0)
+	if err := q.TryAddAfter("b", time.Hour); err != nil { // delayed(0)
+		t.Fatal(err)
+	}
+	if err := q2.TryAddPriority("c", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"a", "b", "c"} {
+		if k, err := q2.TryGet(0); err != nil || k != want {
+			t.Fatalf("after Close: %q %v, want %q", k, err, want)
+		}
+	}
+}
+
 // ShutDownWithDrain waits for the keys this user holds, not for the
 // queued ones; Gets blocked in another goroutine return shutdown.
 func TestShutDownWithDrain(t *testing.T) {

@@ -169,6 +169,48 @@ func Cases() []Case {
 				return take(q, "a")
 			})
 		}},
+		{"add-after of a processing key: it waits at the add's priority, not its run's", func(e *Env) error {
+			return with(e, kwq.Config{}, func(q kwq.Interface) error {
+				if err := q.TryAddPriority("a", 5); err != nil {
+					return err
+				}
+				if err := take(q, "a"); err != nil {
+					return err
+				}
+				if err := q.TryAddAfter("a", 400*time.Millisecond); err != nil {
+					return err
+				}
+				q.Done("a")
+				if ki, err := q.Inspect("a"); err != nil || ki.State != kwq.Waiting || ki.Priority != 0 {
+					return errorf("after Done: %+v %v, want waiting at priority 0", ki, err)
+				}
+				if err := q.TryAddPriority("c", 1); err != nil {
+					return err
+				}
+				e.Advance(400*time.Millisecond + e.Slack)
+				return first(take(q, "c"), take(q, "a"))
+			})
+		}},
+		{"add of a processing key that remembers a deadline: dirty at the higher priority", func(e *Env) error {
+			return with(e, kwq.Config{}, func(q kwq.Interface) error {
+				// READY(5, D), taken: delayed(5); an add at 0: dirty(5)
+				if err := first(q.TryAddPriority("a", 5), q.TryAddAfter("a", time.Hour)); err != nil {
+					return err
+				}
+				if err := take(q, "a"); err != nil {
+					return err
+				}
+				q.Add("a")
+				q.Done("a")
+				if ki, err := q.Inspect("a"); err != nil || ki.State != kwq.Ready || ki.Priority != 5 || !ki.HasDue {
+					return errorf("after Done: %+v %v, want ready at priority 5, the deadline kept", ki, err)
+				}
+				if err := q.TryAddPriority("c", 1); err != nil {
+					return err
+				}
+				return first(take(q, "a"), take(q, "c"))
+			})
+		}},
 		{"add-after policies: earliest by default, replace, latest", func(e *Env) error {
 			return with(e, kwq.Config{}, func(q kwq.Interface) error {
 				due := func(k string) (time.Duration, error) {
