@@ -141,6 +141,9 @@ struct arena {
 	_Atomic uint32_t ring_errors;	/* setups failed, stray completions */
 	_Atomic uint32_t ring_edquot;	/* setups refused at the byte budget */
 	_Atomic uint32_t qgen[NQ];	/* incarnations destroyed */
+	_Atomic uint64_t fnth_armed;	/* calls with an allocation to fail */
+	_Atomic uint64_t fnth_failed;	/* of those, refused ENOMEM */
+	_Atomic uint32_t fnth_errors;	/* fail-nth could not be disarmed */
 	struct slot slots[MAX_SLOTS];
 	struct trec rec[];
 };
@@ -175,6 +178,57 @@ static struct trec *rec_claim(void)
 }
 
 /* The invocation: @r's fields are written; publish it, then the call. */
+/*
+ * fail-nth: a worker's or producer's ioctl (adds, gets, dones; not the
+ * ring's records, whose calls are not the ones that apply them) has, one
+ * in FNTH_ONE_IN, its Nth fault-injection point (a slab or page
+ * allocation, N from 1 to 4) fail, as the harness's fault attributes let
+ * fail-nth decide. Armed at the invocation, disarmed at the completion;
+ * an allocation it never reached is not failed later.
+ */
+#define FNTH_ONE_IN	40
+static int fnth_fd = -1, fnth_on;
+
+static int fnth_op(int op)
+{
+	return op == OP_ADD || op == OP_ADDB || op == OP_GET ||
+	       op == OP_DONEGET || op == OP_DONE || op == OP_DONEB;
+}
+
+static void fnth_open(void)
+{
+	/* per thread: opened by each process after its fork */
+	fnth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+}
+
+/*
+ * Memory the kernel writes for a call is touched before it (see
+ * rec_inv(), worker(), t_add_batch()): a first touch while armed would
+ * have its page allocation fail, and the call fail EFAULT.
+ */
+static void fnth_arm(int op)
+{
+	char b[4];
+
+	if (fnth_fd < 0 || !fnth_op(op) || rand() % FNTH_ONE_IN)
+		return;
+	b[0] = (char)('1' + rand() % 4);
+	fnth_on = pwrite(fnth_fd, b, 1, 0) == 1;
+	if (fnth_on)
+		atomic_fetch_add(&ar->fnth_armed, 1);
+}
+
+static void fnth_disarm(int err)
+{
+	if (!fnth_on)
+		return;
+	fnth_on = 0;
+	if (pwrite(fnth_fd, "0", 1, 0) != 1)
+		atomic_fetch_add(&ar->fnth_errors, 1);
+	if (err == ENOMEM)
+		atomic_fetch_add(&ar->fnth_failed, 1);
+}
+
 static struct trec *rec_inv(int op, int q, int kind, int64_t arg,
 			    const uint32_t *keys, int nk)
 {
@@ -193,17 +247,24 @@ static struct trec *rec_inv(int op, int q, int kind, int64_t arg,
 	r->arg = arg;
 	r->gen = my_gen[q];
 	r->nk = (uint8_t)nk;
+	/*
+	 * The whole record written now (a get fills its keys in later): no
+	 * page of it is first touched while fail-nth is armed.
+	 */
+	memset(r->key, 0, sizeof(r->key));
 	if (nk)
 		memcpy(r->key, keys, sizeof(*keys) * (size_t)nk);
 	atomic_store(&ar->slots[my_slot].cur_op, op);
 	r->inv = kt_now();
 	atomic_store_explicit(&r->state, 1, memory_order_release);
+	fnth_arm(op);
 	return r;
 }
 
 static void rec_cmp(struct trec *r, int64_t ret, int err)
 {
 	r->cmp = kt_now();
+	fnth_disarm(err);
 	r->ret = ret;
 	r->err = err;
 	atomic_store_explicit(&r->state, 2, memory_order_release);
@@ -312,6 +373,7 @@ static void t_add_batch(int q, const uint32_t *keys, int n, int kind,
 	int ret;
 
 	rb_fill(&rb, keys, n, kind == K_PRIO ? 1 : 0);
+	memset(delays, 0, sizeof(delays));	/* touched: see fnth_arm() */
 	if (kind == K_AFTER) {
 		o.flags = KWQ_ADD_AFTER;
 		o.after_ns = after;
@@ -358,26 +420,45 @@ static void t_key_op(int op, int q, uint32_t k)
 }
 
 /*
+ * Finish key @k held on queue @q by key: again after an error that
+ * finished nothing (ENOMEM of fail-nth...), at most 3 calls; 0 if the
+ * history is full.
+ */
+static int t_done_one(int q, uint32_t k)
+{
+	char name[16];
+	size_t len = (size_t)key_name(name, k);
+	struct trec *r;
+	int tries, ret;
+
+	for (tries = 0; tries < 3; tries++) {
+		r = rec_inv(OP_DONE, q, 0, 0, &k, 1);
+		if (!r)
+			return 0;
+		ret = kwq_done(qfd[q], name, len);
+		rec_cmp(r, ret < 0 ? -1 : 0, ret < 0 ? errno : 0);
+		if (!ret || done_key_err(r->err))
+			break;
+	}
+	return 1;
+}
+
+/*
  * Finish @n keys held on queue @q: in batches, going on past a key whose
- * lease was revoked (ESTALE), one record a call.
+ * lease was revoked (ESTALE), one record a call; after a batch that
+ * finished nothing more for another reason, one at a time.
  */
 static void t_done(int q, const uint32_t *keys, int n)
 {
 	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
 	struct trec *r;
 	unsigned int done;
-	int i = 0, ret;
+	int i = 0, ret, one = 0;
 
 	while (i < n) {
-		if (n - i == 1 || rand() % 2) {
-			char name[16];
-			size_t len = (size_t)key_name(name, keys[i]);
-
-			r = rec_inv(OP_DONE, q, 0, 0, &keys[i], 1);
-			if (!r)
+		if (one || n - i == 1 || rand() % 2) {
+			if (!t_done_one(q, keys[i]))
 				break;
-			ret = kwq_done(qfd[q], name, len);
-			rec_cmp(r, ret < 0 ? -1 : 0, ret < 0 ? errno : 0);
 			i++;
 			continue;
 		}
@@ -390,20 +471,8 @@ static void t_done(int q, const uint32_t *keys, int n)
 		rec_cmp(r, done, ret < 0 ? errno : 0);
 		/* the key that failed is finished for good (ESTALE...) */
 		i += (int)done + (ret < 0 && done_key_err(r->err));
-		if (ret < 0 && !done_key_err(r->err)) {
-			/* still held: the rest one at a time, as above */
-			for (; i < n; i++) {
-				char name[16];
-				size_t len = (size_t)key_name(name, keys[i]);
-
-				r = rec_inv(OP_DONE, q, 0, 0, &keys[i], 1);
-				if (!r)
-					break;
-				ret = kwq_done(qfd[q], name, len);
-				rec_cmp(r, ret < 0 ? -1 : 0, ret < 0 ? errno : 0);
-			}
-			break;
-		}
+		/* else still held */
+		one = ret < 0 && !done_key_err(r->err);
 	}
 	kwq_recbuf_free(&rb);
 }
@@ -747,6 +816,7 @@ static void work(int q, const uint32_t *keys, int n, uint32_t *fin,
 static void worker(void)
 {
 	static unsigned char buf[KWQ_REC_SIZE_MAX * BATCH];
+	static char key[KWQ_KEY_LEN_MAX + 1];
 	struct kwq_recbuf rb = KWQ_RECBUF_INIT;
 	struct kwq_ring_lease lease[BATCH];
 	uint32_t keys[KMAX], fin[BATCH];
@@ -756,6 +826,9 @@ static void worker(void)
 	int64_t pns;
 	size_t used;
 
+	/* touched: see fnth_arm() */
+	memset(buf, 0, sizeof(buf));
+	memset(key, 0, sizeof(key));
 	attach_all();
 	for (;;) {
 		dice = rand() % 100;
@@ -773,7 +846,6 @@ static void worker(void)
 			continue;
 		}
 		if (dice < 30 && !nfin) {
-			char key[KWQ_KEY_LEN_MAX + 1];
 			long len;
 
 			r = rec_inv(OP_GET, q, 0, 0, NULL, 0);
@@ -850,11 +922,12 @@ static void worker(void)
 /* --- the fault driver --------------------------------------------------- */
 
 enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
-	F_KILL_IN_RING, F_DESTROY, F_PARAM, F_RMMOD, F_NR };
+	F_KILL_IN_RING, F_DESTROY, F_PARAM, F_RMMOD, F_HOTPLUG, F_FAILNTH,
+	F_NR };
 static const char *const fault_names[F_NR] = {
 	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
 	"kill_mid_ring_submission", "destroy_recreate", "max_bytes_lowered",
-	"rmmod_in_use",
+	"rmmod_in_use", "cpu_hotplug", "failnth_enomem",
 };
 
 static struct kwq_queue_opts qopts[NQ];
@@ -886,6 +959,7 @@ static int spawn(int kind, unsigned int seed)
 
 	if (pid == 0) {
 		my_slot = s;
+		fnth_open();
 		rec_cur = 0;
 		rec_end = 0;
 		srand(seed);
@@ -1107,6 +1181,38 @@ static void rmmod_fault(void)
 	faults[F_RMMOD]++;
 }
 
+/*
+ * A CPU other than the boot CPU offline for 20-100 ms, then online again:
+ * the hrtimers of kwq's clocks and the tasks on it migrate, wake-ups
+ * cross CPUs. The VMs have 2 CPUs (try.sh -c N for more); with one, no
+ * hotplug is possible and the run fails for want of this fault.
+ */
+static int ncpus;
+
+static void hotplug_fault(void)
+{
+	char path[64];
+	int cpu;
+
+	if (ncpus < 2)
+		return;
+	cpu = 1 + rand() % (ncpus - 1);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	if (kt_write_file(path, "0") < 0) {
+		printf("    # offline cpu%d: %s\n", cpu, strerror(errno));
+		fault_bad++;
+		return;
+	}
+	kt_sleep_ms(20 + rand() % 80);
+	if (kt_write_file(path, "1") < 0) {
+		printf("    # online cpu%d: %s\n", cpu, strerror(errno));
+		fault_bad++;
+		return;
+	}
+	faults[F_HOTPLUG]++;
+}
+
 /* --- the drain ---------------------------------------------------------- */
 
 /* Revive the dead, take and finish every key left: 0 once all are empty. */
@@ -1266,15 +1372,9 @@ static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 static int trace_write(const char *file, const char *v)
 {
 	char path[128];
-	int fd, ok;
 
 	snprintf(path, sizeof(path), TRACE_DIR "%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
-	close(fd);
-	return ok ? 0 : -1;
+	return kt_write_file(path, v);
 }
 
 static int ktrace_on;
@@ -1286,8 +1386,9 @@ static void ktrace_start(void)
 	size_t i;
 
 	snprintf(filter, sizeof(filter), "queue == \"%s\"", qname[0]);
+	/* a new buffer size empties the buffers */
 	if (trace_write("tracing_on", "0") || trace_write("trace_clock", "mono") ||
-	    trace_write("buffer_size_kb", "8192") || trace_write("trace", ""))
+	    trace_write("buffer_size_kb", "8192"))
 		return;
 	for (i = 0; i < ARRAY_SIZE(ev); i++) {
 		snprintf(file, sizeof(file), "events/kwq/%s/filter", ev[i]);
@@ -2378,6 +2479,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ktrace_start();
+	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	{
 		FILE *f = fopen(PARAM_BYTES, "r");
 
@@ -2407,17 +2509,21 @@ int main(int argc, char **argv)
 		kt_sleep_ms(20 + rand() % 130);
 		/*
 		 * Mostly SIGKILLs; every 20 faults one destroy, one parameter
-		 * change and one rmmod attempt for sure (a short run on a
-		 * loaded host still has each kind), more at random.
+		 * change, one rmmod attempt and one CPU hotplug for sure (a
+		 * short run on a loaded host still has each kind), more at
+		 * random.
 		 */
 		i = nfaults % 20 == 5 ? 0 : nfaults % 20 == 10 ? 6 :
-		    nfaults % 20 == 15 ? 12 : rand() % 100;
+		    nfaults % 20 == 15 ? 12 : nfaults % 20 == 18 ? 16 :
+		    rand() % 100;
 		if (i < 6)
 			destroy_recreate();
 		else if (i < 12)
 			param_fault();
 		else if (i < 16)
 			rmmod_fault();
+		else if (i < 20)
+			hotplug_fault();
 		else
 			bad += !fault(slots, nprod, nprod + nwork,
 				      seed + 1000 + (unsigned int)nfaults);
@@ -2454,6 +2560,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)ck.ops, (unsigned long long)ck.unknown,
 	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults,
 	       calms);
+	faults[F_FAILNTH] = atomic_load(&ar->fnth_failed);
+	printf("    # fail-nth: %llu calls armed, %llu refused ENOMEM\n",
+	       (unsigned long long)atomic_load(&ar->fnth_armed),
+	       (unsigned long long)faults[F_FAILNTH]);
 	for (i = 0, ok = 1; i < F_NR; i++)
 		ok &= faults[i] > 0;
 	/* every figure below with a goal is one of these cases */
@@ -2513,8 +2623,9 @@ int main(int argc, char **argv)
 		close(qfd[q]);
 	}
 	ktap_check(ok, "queues_destroyed", "%s", strerror(errno));
+	fault_bad += atomic_load(&ar->fnth_errors);
 	ktap_check(!fault_bad, "faults_behaved",
-		   "%lu destroys, parameter writes or rmmods misbehaved (above)",
+		   "%lu destroys, parameter writes, rmmods or hotplugs misbehaved (above)",
 		   fault_bad);
 	ktap_check(faults[F_RMMOD] > 0, "rmmod_refused_while_in_use",
 		   "no rmmod attempt was refused");
