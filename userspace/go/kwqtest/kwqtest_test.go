@@ -162,8 +162,9 @@ func TestCloseReturnsARequeueAtTheHigherPriority(t *testing.T) {
 	if k, _ := q.Get(); k != "b" {
 		t.Fatalf("Get: %q", k)
 	}
-	q.Add("a") // dirty(0)
-	if err := q.TryAddAfter("b", time.Hour); err != nil { // delayed(0)
+	// a: dirty(0); b: delayed(0)
+	q.Add("a")
+	if err := q.TryAddAfter("b", time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if err := q2.TryAddPriority("c", 1); err != nil {
