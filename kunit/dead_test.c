@@ -295,18 +295,29 @@ static void failure_of_dead_key_makes_it_the_newest_death(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0U, kt_state(q, "b"));
 }
 
-static void release_owner_buries_dying_key(struct kunit *test)
+/*
+ * A queue of one retry, and @owner holding "a" past its last failure:
+ * "a" dies when its lease ends.
+ */
+static struct kwq *dt_hold_dying(struct kunit *test, int *owner,
+				 struct kwq_item *item)
 {
 	struct kt_clock *c;
 	struct kwq *q = dt_create(test, 1, 0, &c);
-	struct kwq_item item;
-	int owner;
 
 	kt_add(q, "a");
 	kt_advance(c, kt_fail(test, q, "a"));
-	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
-					 &item));
+	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, owner, KWQ_GET_NONBLOCK, 0, item));
 	kt_rate_limited(test, q, "a");
+	return q;
+}
+
+static void release_owner_buries_dying_key(struct kunit *test)
+{
+	struct kwq_item item;
+	int owner;
+	struct kwq *q = dt_hold_dying(test, &owner, &item);
+
 	/* Its holder went away after the last failure: dead, not ready. */
 	kwq_release_owner(q, &owner);
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, dead));
@@ -319,16 +330,10 @@ static void release_owner_buries_dying_key(struct kunit *test)
  */
 static void release_owner_counts_the_lease_of_a_dying_key(struct kunit *test)
 {
-	struct kt_clock *c;
-	struct kwq *q = dt_create(test, 1, 0, &c);
 	struct kwq_item item;
 	int owner;
+	struct kwq *q = dt_hold_dying(test, &owner, &item);
 
-	kt_add(q, "a");
-	kt_advance(c, kt_fail(test, q, "a"));
-	KUNIT_ASSERT_EQ(test, 0, kwq_get(q, &owner, KWQ_GET_NONBLOCK, 0,
-					 &item));
-	kt_rate_limited(test, q, "a");
 	KUNIT_EXPECT_EQ(test, 1, kwq_release_owner(q, &owner));
 	KUNIT_EXPECT_EQ(test, 1ULL, KT_STAT(test, q, lease_returns));
 	KUNIT_EXPECT_EQ(test, -ESTALE, kwq_done(q, &item));
@@ -362,9 +367,7 @@ static void dead_key_keeps_the_priority_it_ran_with(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)KWQ_KEY_DEAD, info.state);
 	KUNIT_EXPECT_EQ(test, 3, info.priority);
 	KUNIT_EXPECT_EQ(test, 0, dt_revive(q, "a"));
-	item = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_get_done_prio(test, q, "a", 3);
 }
 
 /*

@@ -484,6 +484,63 @@ static void list_stopped_inside_a_bucket_survives_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 64U, bitmap_weight(seen, 64));
 }
 
+/* Two keys of one 32-bit hash under the key above, added in this order. */
+#define IT_OLD	"c-41272"
+#define IT_NEW	"c-74986"
+
+static struct kwq *it_one_hash_pair(struct kunit *test)
+{
+	struct kwq *q = kt_create(test, NULL, NULL);
+
+	it_fix_hash(test, q);
+	kt_add(q, IT_OLD);
+	kt_add(q, IT_NEW);
+	KUNIT_ASSERT_EQ(test, it_hash(q, IT_OLD), it_hash(q, IT_NEW));
+	return q;
+}
+
+/* Walk all keys one a call; @at_old runs each time IT_OLD is listed. */
+static void it_walk_pair(struct kunit *test, struct kwq *q,
+			 void (*at_old)(struct kunit *, struct kwq *,
+					unsigned int, u64),
+			 unsigned int *old, unsigned int *new)
+{
+	struct kwq_key_info info;
+	unsigned int calls = 0;
+	u64 cursor = 0;
+	int n;
+
+	*old = 0;
+	*new = 0;
+	do {
+		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, &info, 1);
+		KUNIT_ASSERT_GE(test, n, 0);
+		KUNIT_ASSERT_LT(test, ++calls, 1000U);
+		if (n && info.key_len == 7 && !memcmp(info.key, IT_OLD, 7))
+			at_old(test, q, ++*old, cursor);
+		if (n && info.key_len == 7 && !memcmp(info.key, IT_NEW, 7))
+			++*new;
+	} while (cursor);
+}
+
+/* Stopped at that place, one key of it listed; then the table grows. */
+static void it_grow_after_count(struct kunit *test, struct kwq *q,
+				unsigned int nth, u64 cursor)
+{
+	KUNIT_EXPECT_EQ(test, 1U, (u32)(cursor >> 32) & 0xffff);
+	it_grow_once(test, q);
+}
+
+/* The first time: it leaves and comes back, now the newer of the two. */
+static void it_readd_old(struct kunit *test, struct kwq *q, unsigned int nth,
+			 u64 cursor)
+{
+	if (nth > 1)
+		return;
+	KUNIT_EXPECT_EQ(test, 0, kt_remove(q, IT_OLD));
+	KUNIT_EXPECT_EQ(test, 0, kt_add(q, IT_OLD));
+}
+
 /*
  * Two keys of one 32-bit hash (found for the key above) and room for one:
  * the cursor stops between them by a count, which a growth of the table
@@ -491,29 +548,10 @@ static void list_stopped_inside_a_bucket_survives_growth(struct kunit *test)
  */
 static void list_splits_keys_of_one_hash_by_count(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
-	struct kwq_key_info info;
-	unsigned int calls = 0, a = 0, b = 0;
-	u64 cursor = 0;
-	int n;
+	struct kwq *q = it_one_hash_pair(test);
+	unsigned int a, b;
 
-	it_fix_hash(test, q);
-	kt_add(q, "c-41272");
-	kt_add(q, "c-74986");
-	KUNIT_ASSERT_EQ(test, it_hash(q, "c-41272"), it_hash(q, "c-74986"));
-	do {
-		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, &info, 1);
-		KUNIT_ASSERT_GE(test, n, 0);
-		KUNIT_ASSERT_LT(test, ++calls, 1000U);
-		if (n && info.key_len == 7 && !memcmp(info.key, "c-41272", 7)) {
-			a++;
-			/* Stopped at that place, one key of it listed. */
-			KUNIT_EXPECT_EQ(test, 1U, (u32)(cursor >> 32) & 0xffff);
-			it_grow_once(test, q);
-		}
-		if (n && info.key_len == 7 && !memcmp(info.key, "c-74986", 7))
-			b++;
-	} while (cursor);
+	it_walk_pair(test, q, it_grow_after_count, &a, &b);
 	KUNIT_EXPECT_EQ(test, 1U, a);
 	KUNIT_EXPECT_EQ(test, 1U, b);
 }
@@ -526,27 +564,10 @@ static void list_splits_keys_of_one_hash_by_count(struct kunit *test)
  */
 static void list_split_by_count_can_list_a_key_twice(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
-	struct kwq_key_info info;
-	unsigned int calls = 0, a = 0, b = 0;
-	u64 cursor = 0;
-	int n;
+	struct kwq *q = it_one_hash_pair(test);
+	unsigned int a, b;
 
-	it_fix_hash(test, q);
-	kt_add(q, "c-41272");
-	kt_add(q, "c-74986");
-	do {
-		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, &info, 1);
-		KUNIT_ASSERT_GE(test, n, 0);
-		KUNIT_ASSERT_LT(test, ++calls, 1000U);
-		if (n && info.key_len == 7 && !memcmp(info.key, "c-41272", 7) &&
-		    !a++) {
-			KUNIT_EXPECT_EQ(test, 0, kt_remove(q, "c-41272"));
-			KUNIT_EXPECT_EQ(test, 0, kt_add(q, "c-41272"));
-		}
-		if (n && info.key_len == 7 && !memcmp(info.key, "c-74986", 7))
-			b++;
-	} while (cursor);
+	it_walk_pair(test, q, it_readd_old, &a, &b);
 	KUNIT_EXPECT_EQ(test, 2U, a);
 	KUNIT_EXPECT_EQ(test, 0U, b);
 }
@@ -554,7 +575,7 @@ static void list_split_by_count_can_list_a_key_twice(struct kunit *test)
 /* Room for both keys of one hash: one call lists them together. */
 static void list_keeps_keys_of_one_hash_together(struct kunit *test)
 {
-	struct kwq *q = kt_create(test, NULL, NULL);
+	struct kwq *q = it_one_hash_pair(test);
 	/* 2 of them are too big for the stack (keys of KWQ_KEY_MAX bytes). */
 	struct kwq_key_info *infos = kunit_kcalloc(test, 2, sizeof(*infos),
 						   GFP_KERNEL);
@@ -563,9 +584,6 @@ static void list_keeps_keys_of_one_hash_together(struct kunit *test)
 	int n;
 
 	KUNIT_ASSERT_NOT_NULL(test, infos);
-	it_fix_hash(test, q);
-	kt_add(q, "c-41272");
-	kt_add(q, "c-74986");
 	do {
 		n = kwq_inspect_list(q, KWQ_KEY_STATES_ALL, &cursor, infos, 2);
 		KUNIT_ASSERT_GE(test, n, 0);

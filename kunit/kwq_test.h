@@ -53,6 +53,8 @@ int kt_requeues(struct kwq *q, const char *key);
 struct kwq_item kt_get(struct kunit *test, struct kwq *q, const char *key);
 u64 kt_fail(struct kunit *test, struct kwq *q, const char *key);
 void kt_get_done(struct kunit *test, struct kwq *q, const char *key);
+void kt_get_done_prio(struct kunit *test, struct kwq *q, const char *key,
+		      int prio);
 void kt_expect_empty(struct kunit *test, struct kwq *q);
 void kt_expect_last_run(struct kunit *test, struct kwq *q, struct kt_clock *c,
 			const char *key, u64 ns);

@@ -1137,20 +1137,13 @@ static void higher_priority_is_handed_out_first(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item item;
 
 	kt_add_prio(q, "low", -5);
 	kt_add(q, "mid");
 	kt_add_prio(q, "high", 10);
-	item = kt_get(test, q, "high");
-	KUNIT_EXPECT_EQ(test, 10, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-	item = kt_get(test, q, "mid");
-	KUNIT_EXPECT_EQ(test, 0, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-	item = kt_get(test, q, "low");
-	KUNIT_EXPECT_EQ(test, -5, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_get_done_prio(test, q, "high", 10);
+	kt_get_done_prio(test, q, "mid", 0);
+	kt_get_done_prio(test, q, "low", -5);
 }
 
 static void same_priority_is_fifo(struct kunit *test)
@@ -1178,7 +1171,6 @@ static void readd_with_higher_priority_raises_it(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item item;
 
 	kt_add(q, "a");
 	kt_add(q, "b");
@@ -1186,9 +1178,7 @@ static void readd_with_higher_priority_raises_it(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kt_add_prio(q, "b", 2));
 	KUNIT_EXPECT_EQ(test, 3L, kwq_len(q));
 	kt_get_done(test, q, "c");
-	item = kt_get(test, q, "b");
-	KUNIT_EXPECT_EQ(test, 2, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_get_done_prio(test, q, "b", 2);
 	kt_get_done(test, q, "a");
 }
 
@@ -1196,14 +1186,11 @@ static void readd_with_lower_priority_keeps_it(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kt_create(test, NULL, &c);
-	struct kwq_item item;
 
 	kt_add_prio(q, "a", 3);
 	kt_add_prio(q, "b", 3);
 	KUNIT_EXPECT_EQ(test, 0, kt_add_prio(q, "a", 1));
-	item = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 3, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_get_done_prio(test, q, "a", 3);
 	kt_get_done(test, q, "b");
 }
 
@@ -1218,9 +1205,7 @@ static void priority_of_dirty_readd_applies_at_done(struct kunit *test)
 	kt_add_prio(q, "a", 5);
 	kt_add_prio(q, "b", 1);
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
-	item = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 5, kwq_item_priority(&item));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+	kt_get_done_prio(test, q, "a", 5);
 	kt_get_done(test, q, "b");
 }
 
@@ -1528,9 +1513,7 @@ static void unget_keeps_priority_and_pending_readd(struct kunit *test)
 	kt_add_prio(q, "a", 2);
 	kwq_unget(q, &a);
 	KUNIT_EXPECT_EQ(test, 3L, kwq_len(q));
-	a = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 2, kwq_item_priority(&a));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
+	kt_get_done_prio(test, q, "a", 2);
 	kt_get_done(test, q, "b");
 	kt_get_done(test, q, "z");
 	kt_expect_empty(test, q);

@@ -202,6 +202,16 @@ void kt_get_done(struct kunit *test, struct kwq *q, const char *key)
 	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
 }
 
+/* kt_get_done(), the key handed out at priority @prio. */
+void kt_get_done_prio(struct kunit *test, struct kwq *q, const char *key,
+		      int prio)
+{
+	struct kwq_item item = kt_get(test, q, key);
+
+	KUNIT_EXPECT_EQ(test, prio, kwq_item_priority(&item));
+	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &item));
+}
+
 void kt_expect_empty(struct kunit *test, struct kwq *q)
 {
 	struct kwq_item item;

@@ -320,19 +320,16 @@ static void dirty_key_keeps_its_priority_and_requeue(struct kunit *test)
 {
 	struct kt_clock *c;
 	struct kwq *q = kto_create(test, 100 * MS, &c);
-	struct kwq_item a;
 
 	kt_add_prio(q, "a", 7);
-	a = kt_get(test, q, "a");
+	kt_get(test, q, "a");
 	kt_add_prio(q, "a", 7);
 	kt_add(q, "z");
 	kt_advance(c, 100 * MS);
 	/* Dirty: ready at once (as add_rate_limited + done), at priority 7. */
 	KUNIT_EXPECT_EQ(test, 2L, kwq_len(q));
 	KUNIT_EXPECT_EQ(test, 1, kt_requeues(q, "a"));
-	a = kt_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, 7, kwq_item_priority(&a));
-	KUNIT_EXPECT_EQ(test, 0, kwq_done(q, &a));
+	kt_get_done_prio(test, q, "a", 7);
 }
 
 static void deadline_after_shutdown_lets_drain_end(struct kunit *test)

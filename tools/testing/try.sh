@@ -3,7 +3,7 @@
 # (or stock) kernel in QEMU and run only the suites named, judged as make
 # check judges them (report.py: KTAP and every splat).
 #
-# usage: try.sh [-v 6.12|7.2|kcsan|stock-6.12|latency] [-c CPUS] [-k] [-t TIMEOUT] [-o NAME] [-P BUG] [SUITE[:ARGS]...]
+# usage: try.sh [-v 6.12|7.2|kcsan|stock-6.12|latency] [-c CPUS] [-k] [-t TIMEOUT] [-o NAME] [-P BUG] [-q QEMU_ARGS] [SUITE[:ARGS]...]
 #   -v  the kernel (default: the debug 6.12 test kernel; kcsan: make
 #       check-kcsan's KCSAN 6.12 kernel; latency: the latency kernel
 #       walks_test runs on, one vCPU, its clock counting instructions:
@@ -15,6 +15,9 @@
 #       so that several runs can go on side by side
 #   -P  load a deliberately broken kwq.ko: tools/testing/plant/BUG.patch
 #       applied (torture_test must catch it)
+#   -q  more QEMU arguments, as one word: a monitor to read a wedged
+#       guest's vCPUs, say (-q '-monitor unix:/tmp/mon,server,nowait';
+#       then 'info registers -a' through socat)
 #   SUITE  a userspace test (userspace/tests/SUITE_test[.c|.sh]);
 #          SUITE:ARGS passes ARGS (split on commas) to it
 # Log: $KWQ_OUT/logs/vm-NAME.log. Exit 0 when every case passed.
@@ -22,8 +25,9 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ver=6.12 kunit=0 timeout=1800 name=try append='' qemu_args='' plant='' cpus=''
-usage="usage: try.sh [-v 6.12|7.2|kcsan|stock-6.12|latency] [-c CPUS] [-k] [-t S] [-o NAME] [-P BUG] [SUITE[:ARGS]...]"
-while getopts v:c:kt:o:P: opt; do
+usage="usage: try.sh [-v 6.12|7.2|kcsan|stock-6.12|latency] [-c CPUS] [-k] [-t S] [-o NAME] [-P BUG] [-q QEMU_ARGS] [SUITE[:ARGS]...]"
+more_qemu=''
+while getopts v:c:kt:o:P:q: opt; do
 	case $opt in
 	v) ver=$OPTARG ;;
 	c) cpus=$OPTARG ;;
@@ -31,6 +35,7 @@ while getopts v:c:kt:o:P: opt; do
 	t) timeout=$OPTARG ;;
 	o) name=$OPTARG ;;
 	P) plant=$OPTARG ;;
+	q) more_qemu=$OPTARG ;;
 	*) die "$usage" ;;
 	esac
 done
@@ -67,6 +72,7 @@ latency)
 esac
 # After vm.sh's own -smp 2: QEMU takes the last.
 [ -z "$cpus" ] || qemu_args+="${qemu_args:+ }-smp $cpus"
+[ -z "$more_qemu" ] || qemu_args+="${qemu_args:+ }$more_qemu"
 m=$KWQ_OUT/mod-$name
 KWQ_PLANT=$plant "$KWQ_ROOT/tools/testing/build-module.sh" "$kdir" "$m" >/dev/null ||
 	die "module build failed (log: $m/build.log)"

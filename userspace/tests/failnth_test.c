@@ -80,10 +80,7 @@ static void die(const char *what)
 
 static void fnth_set(unsigned int n)
 {
-	char b[16];
-	int l = snprintf(b, sizeof(b), "%u", n);
-
-	if (pwrite(fnth, b, l, 0) != l)
+	if (kt_fail_nth(fnth, n) < 0)
 		die("write /proc/thread-self/fail-nth");
 }
 

@@ -345,6 +345,19 @@ static inline int kt_wait(pid_t pid)
 	return 128 + WTERMSIG(st);
 }
 
+/*
+ * Arm fail-nth for the calling thread, through its
+ * /proc/thread-self/fail-nth opened as @fd: its @n-th fault-injection
+ * point from now on fails (0 disarms). 0, or -1 with errno set.
+ */
+static inline int kt_fail_nth(int fd, unsigned int n)
+{
+	char b[16];
+	int l = snprintf(b, sizeof(b), "%u", n);
+
+	return pwrite(fd, b, (size_t)l, 0) == l ? 0 : -1;
+}
+
 /* Write @s to the file @path: 0, or -1 with errno set. */
 static inline int kt_write_file(const char *path, const char *s)
 {

@@ -9,8 +9,11 @@
  * random (also in the middle of a batch call, mid-ring-submission, or
  * while holding keys) and forks replacements, destroys and re-creates
  * the fourth queue while it is attached, lowers max_bytes_per_user for a
- * moment, and tries rmmod (refused while in use; at the end, with all
- * closed, it must succeed, and the module is loaded again).
+ * moment, re-creates the fourth queue under a lowered max_queues_per_user
+ * (refused EDQUOT) or max_items_per_queue (a small cap: adds refused
+ * ENOSPC), takes a CPU offline and online, makes one call in 40 fail an
+ * allocation (fail-nth), and tries rmmod (refused while in use; at the
+ * end, with all closed, it must succeed, and the module is loaded again).
  *
  * Every call is recorded: its invocation (process, queue, op, keys, args,
  * CLOCK_MONOTONIC time) before the call, its completion (result, errno,
@@ -68,9 +71,12 @@
  */
 #include "kwqtest.h"
 
+#include <dirent.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #define NQ		4
@@ -208,12 +214,9 @@ static void fnth_open(void)
  */
 static void fnth_arm(int op)
 {
-	char b[4];
-
 	if (fnth_fd < 0 || !fnth_op(op) || rand() % FNTH_ONE_IN)
 		return;
-	b[0] = (char)('1' + rand() % 4);
-	fnth_on = pwrite(fnth_fd, b, 1, 0) == 1;
+	fnth_on = kt_fail_nth(fnth_fd, 1 + (unsigned int)(rand() % 4)) == 0;
 	if (fnth_on)
 		atomic_fetch_add(&ar->fnth_armed, 1);
 }
@@ -223,7 +226,7 @@ static void fnth_disarm(int err)
 	if (!fnth_on)
 		return;
 	fnth_on = 0;
-	if (pwrite(fnth_fd, "0", 1, 0) != 1)
+	if (kt_fail_nth(fnth_fd, 0) < 0)
 		atomic_fetch_add(&ar->fnth_errors, 1);
 	if (err == ENOMEM)
 		atomic_fetch_add(&ar->fnth_failed, 1);
@@ -922,12 +925,14 @@ static void worker(void)
 /* --- the fault driver --------------------------------------------------- */
 
 enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
-	F_KILL_IN_RING, F_DESTROY, F_PARAM, F_RMMOD, F_HOTPLUG, F_FAILNTH,
-	F_NR };
+	F_KILL_IN_RING, F_DESTROY, F_PARAM, F_QUEUES, F_ITEMS, F_RMMOD,
+	F_HOTPLUG, F_MEMCG, F_IPCNS, F_FAILNTH, F_NR };
 static const char *const fault_names[F_NR] = {
 	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
 	"kill_mid_ring_submission", "destroy_recreate", "max_bytes_lowered",
-	"rmmod_in_use", "cpu_hotplug", "failnth_enomem",
+	"max_queues_lowered", "max_items_lowered", "rmmod_in_use",
+	"cpu_hotplug", "memcg_max_lowered", "ipc_namespace_churn",
+	"failnth_enomem",
 };
 
 static struct kwq_queue_opts qopts[NQ];
@@ -948,6 +953,9 @@ static int new_slot(int kind)
 	return s;
 }
 
+#define CG	"/sys/fs/cgroup"
+#define CGP	CG "/kwq-torture-producers"
+
 static int spawn(int kind, unsigned int seed)
 {
 	int s = new_slot(kind);
@@ -964,6 +972,10 @@ static int spawn(int kind, unsigned int seed)
 		rec_end = 0;
 		srand(seed);
 		atomic_store(&ar->slots[s].pid, (int)getpid());
+		/* producers live in their own memory cgroup (memcg_fault) */
+		if (kind == S_PRODUCER &&
+		    kt_write_file(CGP "/cgroup.procs", "0") < 0)
+			_exit(4);
 		if (kind == S_PRODUCER)
 			producer();
 		worker();
@@ -1079,18 +1091,27 @@ static int make_queue(int q)
  * -1 if refused (it is tried again at the next fault and before the
  * drain).
  */
-static int create_qx(void)
+static int create_qx_quiet(void)
 {
 	struct trec *r = rec_inv(OP_CREATE, QX, 0, 0, NULL, 0);
 	int fd = make_queue(QX);
+	int e = errno;
 
 	if (r)
-		rec_cmp(r, fd < 0 ? -1 : 0, fd < 0 ? errno : 0);
-	if (fd < 0) {
+		rec_cmp(r, fd < 0 ? -1 : 0, fd < 0 ? e : 0);
+	errno = e;
+	if (fd < 0)
+		return -1;
+	qfd[QX] = fd;
+	return 0;
+}
+
+static int create_qx(void)
+{
+	if (create_qx_quiet() < 0) {
 		printf("    # re-create %s: %s\n", qname[QX], strerror(errno));
 		return -1;
 	}
-	qfd[QX] = fd;
 	return 0;
 }
 
@@ -1100,29 +1121,29 @@ static int create_qx(void)
  * The history records both: the checker treats a destroy as a purge of
  * every key of QX and as the end of every lease of the old queue.
  */
-static void destroy_recreate(void)
+static int destroy_qx(void)
 {
-	struct trec *r;
-	int ret;
+	struct trec *r = rec_inv(OP_DESTROY, QX, 0, my_gen[QX], NULL, 0);
+	int ret = kwq_destroy(qfd[QX], qname[QX]);
 
-	if (qfd[QX] < 0) {
-		create_qx();
-		return;
-	}
-	r = rec_inv(OP_DESTROY, QX, 0, my_gen[QX], NULL, 0);
-	ret = kwq_destroy(qfd[QX], qname[QX]);
 	if (r)
 		rec_cmp(r, ret, ret < 0 ? errno : 0);
 	if (ret < 0) {
 		printf("    # destroy %s: %s\n", qname[QX], strerror(errno));
 		fault_bad++;
-		return;
+		return -1;
 	}
 	close(qfd[QX]);
 	qfd[QX] = -1;
 	my_gen[QX] = atomic_fetch_add(&ar->qgen[QX], 1) + 1;
 	faults[F_DESTROY]++;
-	create_qx();
+	return 0;
+}
+
+static void destroy_recreate(void)
+{
+	if (qfd[QX] < 0 || destroy_qx() == 0)
+		create_qx();
 }
 
 /*
@@ -1130,24 +1151,56 @@ static void destroy_recreate(void)
  * then restored: adds of new keys (and ring setups, attaches) are
  * refused EDQUOT meanwhile; nothing that returned success may be lost.
  */
-#define PARAM_BYTES	"/sys/module/kwq/parameters/max_bytes_per_user"
-static char param_orig[32];
+#define PARAM_DIR	"/sys/module/kwq/parameters/"
+enum { P_BYTES, P_QUEUES, P_ITEMS, P_NR };
+static const char *const param_names[P_NR] = {
+	"max_bytes_per_user", "max_queues_per_user", "max_items_per_queue",
+};
+static char param_orig[P_NR][32];
 
-/* @lower: 1 for the lowering, 0 for the restore (the record's kind) */
-static int param_set(const char *v, int lower)
+/*
+ * @kind, the record's: 1 for max_bytes_per_user lowered, 0 for it
+ * restored (the checker's EDQUOT windows); 2 and 3 for the others.
+ */
+static int param_set(int p, const char *v, int kind)
 {
-	struct trec *r = rec_inv(OP_PARAM, 0, lower, strtoll(v, NULL, 0),
+	struct trec *r = rec_inv(OP_PARAM, 0, kind, strtoll(v, NULL, 0),
 				 NULL, 0);
-	int ret = kt_write_file(PARAM_BYTES, v);
+	char path[96];
+	int ret;
 
+	if (r)
+		r->aux = p;
+	snprintf(path, sizeof(path), PARAM_DIR "%s", param_names[p]);
+	ret = kt_write_file(path, v);
 	if (r)
 		rec_cmp(r, ret, ret < 0 ? errno : 0);
 	if (ret < 0) {
-		printf("    # write %s to %s: %s\n", v, PARAM_BYTES,
-		       strerror(errno));
+		printf("    # write %s to %s: %s\n", v, path, strerror(errno));
 		fault_bad++;
 	}
 	return ret;
+}
+
+static int params_read(void)
+{
+	char path[96];
+	FILE *f;
+	int p;
+
+	for (p = 0; p < P_NR; p++) {
+		snprintf(path, sizeof(path), PARAM_DIR "%s", param_names[p]);
+		f = fopen(path, "r");
+		if (!f || !fgets(param_orig[p], sizeof(param_orig[p]), f)) {
+			printf("    # %s: %s\n", path, strerror(errno));
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		param_orig[p][strcspn(param_orig[p], "\n")] = '\0';
+	}
+	return 0;
 }
 
 static void param_fault(void)
@@ -1155,11 +1208,47 @@ static void param_fault(void)
 	char v[32];
 
 	snprintf(v, sizeof(v), "%d", (1 + rand() % 16) * 4096);
-	if (param_set(v, 1) < 0)
+	if (param_set(P_BYTES, v, 1) < 0)
 		return;
 	kt_sleep_ms(20 + rand() % 80);
-	param_set(param_orig, 0);
+	param_set(P_BYTES, param_orig[P_BYTES], 0);
 	faults[F_PARAM]++;
+}
+
+/*
+ * The limits a queue's creation meets, lowered under load while QX is
+ * destroyed and created again (they bind creations only):
+ * max_queues_per_user to the NQ - 1 queues uid TORTURE_UID keeps
+ * besides QX, so the create is refused EDQUOT; max_items_per_queue to
+ * 16-271, so QX is created with that cap (its options give none) and
+ * adds past it are refused ENOSPC until the next re-create. Either
+ * way the queues that exist are untouched, and nothing that returned
+ * success may be lost.
+ */
+static void limit_fault(int p)
+{
+	char v[32];
+	int ret;
+
+	if (qfd[QX] < 0 && create_qx() < 0)
+		return;
+	snprintf(v, sizeof(v), "%d", p == P_QUEUES ? NQ - 1 : 16 + rand() % 256);
+	if (param_set(p, v, 2) < 0)
+		return;
+	if (destroy_qx() == 0) {
+		ret = create_qx_quiet();
+		if (p == P_QUEUES ? ret == 0 || errno != EDQUOT : ret < 0) {
+			printf("    # create %s under %s %s: %s\n", qname[QX],
+			       param_names[p], v, ret ? strerror(errno) : "created");
+			fault_bad++;
+		}
+	}
+	kt_sleep_ms(20 + rand() % 80);
+	if (param_set(p, param_orig[p], 3) < 0)
+		return;
+	if (qfd[QX] < 0 && create_qx() < 0)
+		fault_bad++;
+	faults[p == P_QUEUES ? F_QUEUES : F_ITEMS]++;
 }
 
 /* rmmod while /dev/kwq is open: refused (EAGAIN or EBUSY), nothing else. */
@@ -1211,6 +1300,194 @@ static void hotplug_fault(void)
 		return;
 	}
 	faults[F_HOTPLUG]++;
+}
+
+/*
+ * Memory cgroup pressure on the producers (all in CGP, the workers not):
+ * memory.max set 0-16 KiB above what they use, for 20-100 ms. Their
+ * keys are charged to them (KWQ_CONFIG_CHARGE_CALLER) and allocated
+ * __GFP_RETRY_MAYFAIL: an add over the limit is refused ENOMEM, never
+ * answered by the OOM killer. A page of their own (the history arena, a
+ * page table) can still be, and the memcg OOM killer may then SIGKILL a
+ * producer: memcg_reap() finds it, records the kill from the window's
+ * start (the earliest it can have died) to its reaping, and replaces it.
+ */
+static int64_t memcg_lowered_at;	/* start of the latest window */
+static unsigned long memcg_oom_kills;
+
+static int memcg_setup(void)
+{
+	if (access(CG "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CG, "cgroup2", 0, NULL) < 0)
+		return -1;
+	if (kt_write_file(CG "/cgroup.subtree_control", "+memory") < 0)
+		return -1;
+	rmdir(CGP);
+	if (mkdir(CGP, 0755) < 0)
+		return -1;
+	return access(CGP "/memory.max", F_OK);
+}
+
+static void memcg_fault(void)
+{
+	long cur = kt_read_num(CGP "/memory.current", NULL);
+	char v[32];
+
+	if (cur < 0) {
+		printf("    # %s: %s\n", CGP "/memory.current", strerror(errno));
+		fault_bad++;
+		return;
+	}
+	snprintf(v, sizeof(v), "%ld", cur + 4096L * (rand() % 5));
+	memcg_lowered_at = kt_now();
+	if (kt_write_file(CGP "/memory.max", v) < 0) {
+		printf("    # memory.max %s: %s\n", v, strerror(errno));
+		fault_bad++;
+		return;
+	}
+	kt_sleep_ms(20 + rand() % 80);
+	if (kt_write_file(CGP "/memory.max", "max") < 0) {
+		printf("    # memory.max max: %s\n", strerror(errno));
+		fault_bad++;
+		return;
+	}
+	faults[F_MEMCG]++;
+}
+
+/*
+ * A producer that died while nobody killed it, with kt_wait()'s status:
+ * 0 if it was the memcg OOM killer's victim (SIGKILL, after a window
+ * opened), recorded as killed from the window's start (the earliest it
+ * can have died) to now; any other death is a failure.
+ */
+static int memcg_victim(int s, int st)
+{
+	struct trec *r = rec_inv(OP_KILL, 0, 0, s, NULL, 0);
+
+	if (r) {
+		r->inv = memcg_lowered_at ?: r->inv;
+		rec_cmp(r, st, 0);
+	}
+	if (memcg_lowered_at && st == 128 + SIGKILL) {
+		memcg_oom_kills++;
+		return 0;
+	}
+	printf("    # producer of slot %d died unbidden: %d\n", s, st);
+	return 1;
+}
+
+/* Replace the producers memcg_victim() accounts for: 0 if all were. */
+static int memcg_reap(int *slots, int nprod, unsigned int seed)
+{
+	int i, st, bad = 0;
+	pid_t pid;
+
+	for (i = 0; i < nprod; i++) {
+		pid = atomic_load(&ar->slots[slots[i]].pid);
+		if (waitpid(pid, &st, WNOHANG) != pid)
+			continue;
+		bad += memcg_victim(slots[i], WIFEXITED(st) ? WEXITSTATUS(st) :
+					      128 + WTERMSIG(st));
+		slots[i] = spawn(S_PRODUCER, seed + (unsigned int)i);
+	}
+	return bad;
+}
+
+/*
+ * IPC-namespace churn: a child unshares an IPC namespace and, as
+ * TORTURE_UID, creates a queue there (its count is the user's, beside
+ * the four), adds 1-64 keys, takes some with a processing deadline and
+ * either exits holding them or is SIGKILLed 5-35 ms in, wherever it
+ * is. Its namespace dies with it while the workload runs, and kwq's
+ * reaper frees the namespace's queues; ipcns_left() checks that none
+ * is left at the end. The queue at the user's limit (a lowered
+ * max_queues_per_user's window is not one of these moments, but dead
+ * namespaces not yet reaped count) is refused EDQUOT, as it must be.
+ */
+static void ipcns_child(unsigned int seed)
+{
+	struct kwq_queue_opts o = { .processing_timeout_ns = 50 * KT_MS };
+	char key[16], got[KWQ_KEY_LEN_MAX];
+	int fd, i, n;
+
+	srand(seed);
+	if (unshare(CLONE_NEWIPC) < 0)
+		_exit(10);
+	if (setgid(TORTURE_UID) < 0 || setuid(TORTURE_UID) < 0)
+		_exit(11);
+	fd = kwq_open_dev(NULL);
+	if (fd < 0)
+		_exit(12);
+	if (kwq_create(fd, "churn", &o) < 0)
+		_exit(errno == EDQUOT ? 0 : 13);
+	n = 1 + rand() % 64;
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "c%d", i);
+		if (kwq_add(fd, key, strlen(key)) < 0)
+			_exit(14);
+	}
+	for (i = 0; i < n / 2; i++)
+		if (kwq_get(fd, got, sizeof(got), 0, 0) < 0)
+			_exit(15);
+	if (rand() % 2)
+		pause();
+	_exit(0);
+}
+
+static void ipcns_fault(unsigned int seed)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		ipcns_child(seed);
+	if (pid < 0) {
+		fault_bad++;
+		return;
+	}
+	kt_sleep_ms(5 + rand() % 30);
+	kill(pid, SIGKILL);
+	st = kt_wait(pid);
+	if (st != 0 && st != 128 + SIGKILL) {
+		printf("    # IPC-namespace child: exit %d (10 unshare, 11 setuid, 12 open, 13 create, 14 add, 15 get)\n",
+		       st);
+		fault_bad++;
+		return;
+	}
+	faults[F_IPCNS]++;
+}
+
+/*
+ * IPC namespaces kwq still lists besides ours (debugfs: a directory
+ * ipc:<inum> each), after waiting up to 10 s for the reaper (it looks
+ * every 2 s): 0 once every churned namespace is gone, -1 if unknown.
+ */
+static int ipcns_left(void)
+{
+	char self[64], mine[32];
+	ssize_t l = readlink("/proc/self/ns/ipc", self, sizeof(self) - 1);
+	int left = -1, tries;
+	struct dirent *d;
+	DIR *dir;
+
+	if (l < 0)
+		return -1;
+	self[l] = '\0';
+	/* "ipc:[4026531839]" */
+	snprintf(mine, sizeof(mine), "ipc:%lu", strtoul(self + 5, NULL, 10));
+	for (tries = 0; tries < 50 && left; tries++) {
+		if (tries)
+			kt_sleep_ms(200);
+		dir = opendir("/sys/kernel/debug/kwq");
+		if (!dir)
+			return -1;
+		left = 0;
+		while ((d = readdir(dir)))
+			left += !strncmp(d->d_name, "ipc:", 4) &&
+				strcmp(d->d_name, mine);
+		closedir(dir);
+	}
+	return left;
 }
 
 /* --- the drain ---------------------------------------------------------- */
@@ -1311,7 +1588,8 @@ static struct {
 	uint64_t ops, unknown, keys, violations, deadline_checked;
 	uint64_t ring_ops, ring_unknown;
 	uint64_t fifo_checked, limiter_checked, limiter_exact;
-	uint64_t add_refused, add_edquot, after_destroy, call_violations;
+	uint64_t add_refused, add_edquot, add_enospc, add_enomem;
+	uint64_t after_destroy, call_violations;
 	uint64_t wait_measured;
 	uint64_t *unknown_gets, nunknown_gets;
 	int64_t max_ready_wait;
@@ -2178,6 +2456,8 @@ static void count_rec(const struct trec *r)
 	if (is_add(r->op) && complete && r->err) {
 		ck.add_refused++;
 		ck.add_edquot += r->err == EDQUOT;
+		ck.add_enospc += r->err == ENOSPC;
+		ck.add_enomem += r->err == ENOMEM;
 		if (r->err != EDQUOT && r->err != ENOSPC && r->err != ENOMEM &&
 		    r->err != EIDRM)
 			misbehaved(r, "an add failed with an undocumented errno");
@@ -2327,7 +2607,7 @@ static int check_history(void)
 		if (r->op == OP_PARAM && r->kind == 1) {
 			lowered[nlowered][0] = r->inv;
 			lowered[nlowered++][1] = T_INF;
-		} else if (r->op == OP_PARAM && nlowered &&
+		} else if (r->op == OP_PARAM && r->kind == 0 && nlowered &&
 			   atomic_load(&r->state) == 2 && !r->err) {
 			lowered[nlowered - 1][1] = r->cmp;
 		}
@@ -2457,7 +2737,7 @@ int main(int argc, char **argv)
 		return 2;
 	o[1].processing_timeout_ns = (uint64_t)q_timeout[1];
 	o[2].processing_timeout_ns = (uint64_t)q_timeout[2];
-	kt_setup("kwq_torture", 13, (unsigned int)secs * 3 + 300);
+	kt_setup("kwq_torture", 14, (unsigned int)secs * 3 + 300);
 	printf("    # seed %u (rerun: torture_test -s %u -t %d -p %d -w %d)\n",
 	       seed, seed, secs, nprod, nwork);
 	srand(seed);
@@ -2480,15 +2760,12 @@ int main(int argc, char **argv)
 	}
 	ktrace_start();
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	{
-		FILE *f = fopen(PARAM_BYTES, "r");
-
-		if (!f || !fgets(param_orig, sizeof(param_orig), f)) {
-			printf("    # %s: %s\n", PARAM_BYTES, strerror(errno));
-			return 1;
-		}
-		fclose(f);
-		param_orig[strcspn(param_orig, "\n")] = '\0';
+	if (params_read() < 0)
+		return 1;
+	if (memcg_setup() < 0) {
+		printf("    # no memory cgroup for the producers (%s): %s\n",
+		       CGP, strerror(errno));
+		return 1;
 	}
 
 	for (i = 0; i < nprod + nwork; i++)
@@ -2508,13 +2785,16 @@ int main(int argc, char **argv)
 		}
 		kt_sleep_ms(20 + rand() % 130);
 		/*
-		 * Mostly SIGKILLs; every 20 faults one destroy, one parameter
-		 * change, one rmmod attempt and one CPU hotplug for sure (a
-		 * short run on a loaded host still has each kind), more at
-		 * random.
+		 * Mostly SIGKILLs; every 20 faults one destroy, one lowered
+		 * byte budget, one lowered creation limit (queues and items
+		 * in turn), one rmmod attempt, one CPU hotplug, one memcg
+		 * window and one IPC namespace for sure (a short run on a
+		 * loaded host still has each kind), more at random.
 		 */
 		i = nfaults % 20 == 5 ? 0 : nfaults % 20 == 10 ? 6 :
 		    nfaults % 20 == 15 ? 12 : nfaults % 20 == 18 ? 16 :
+		    nfaults % 20 == 13 ? 20 + (int)(nfaults / 20 % 2) * 2 :
+		    nfaults % 20 == 3 ? 24 : nfaults % 20 == 8 ? 28 :
 		    rand() % 100;
 		if (i < 6)
 			destroy_recreate();
@@ -2524,10 +2804,18 @@ int main(int argc, char **argv)
 			rmmod_fault();
 		else if (i < 20)
 			hotplug_fault();
+		else if (i < 24)
+			limit_fault(i < 22 ? P_QUEUES : P_ITEMS);
+		else if (i < 28)
+			memcg_fault();
+		else if (i < 32)
+			ipcns_fault(seed + 9000 + (unsigned int)nfaults);
 		else
 			bad += !fault(slots, nprod, nprod + nwork,
 				      seed + 1000 + (unsigned int)nfaults);
 		nfaults++;
+		bad += memcg_reap(slots, nprod,
+				  seed + 5000 + (unsigned int)nfaults);
 	}
 	if (atomic_load(&ar->full))
 		printf("    # the history is full after %.1f s: the workload ends early\n",
@@ -2540,7 +2828,7 @@ int main(int argc, char **argv)
 
 		/* a producer stuck in pause() (history full) */
 		if (st2 != 0 && !atomic_load(&ar->full))
-			bad++;
+			bad += memcg_victim(slots[i], st2);
 	}
 	for (i = nprod; i < nprod + nwork; i++)
 		bad += kill_slot(slots[i]) != 128 + SIGKILL;
@@ -2561,6 +2849,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults,
 	       calms);
 	faults[F_FAILNTH] = atomic_load(&ar->fnth_failed);
+	printf("    # memcg: %lu windows, %ld times at memory.max, %lu producers OOM-killed\n",
+	       faults[F_MEMCG], kt_read_num(CGP "/memory.events", "max"),
+	       memcg_oom_kills);
 	printf("    # fail-nth: %llu calls armed, %llu refused ENOMEM\n",
 	       (unsigned long long)atomic_load(&ar->fnth_armed),
 	       (unsigned long long)faults[F_FAILNTH]);
@@ -2570,9 +2861,11 @@ int main(int argc, char **argv)
 	printf("    # %llu ring calls (%llu unknown outcomes)\n",
 	       (unsigned long long)ck.ring_ops,
 	       (unsigned long long)ck.ring_unknown);
-	printf("    # faults' effects: %llu adds refused (%llu EDQUOT), %llu calls on a destroyed queue's file, %u ring setups refused EDQUOT\n",
+	printf("    # faults' effects: %llu adds refused (%llu EDQUOT, %llu ENOSPC, %llu ENOMEM), %llu calls on a destroyed queue's file, %u ring setups refused EDQUOT\n",
 	       (unsigned long long)ck.add_refused,
 	       (unsigned long long)ck.add_edquot,
+	       (unsigned long long)ck.add_enospc,
+	       (unsigned long long)ck.add_enomem,
 	       (unsigned long long)ck.after_destroy,
 	       atomic_load(&ar->ring_edquot));
 	printf("    # FIFO: %llu keys checked; limiter: %llu delays checked (%llu with the failure count known exactly)\n",
@@ -2623,6 +2916,10 @@ int main(int argc, char **argv)
 		close(qfd[q]);
 	}
 	ktap_check(ok, "queues_destroyed", "%s", strerror(errno));
+	i = ipcns_left();
+	ktap_check(i == 0, "ipc_namespaces_freed",
+		   "%d churned IPC namespaces still listed in /sys/kernel/debug/kwq 10 s after the workload",
+		   i);
 	fault_bad += atomic_load(&ar->fnth_errors);
 	ktap_check(!fault_bad, "faults_behaved",
 		   "%lu destroys, parameter writes, rmmods or hotplugs misbehaved (above)",
