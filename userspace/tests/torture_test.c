@@ -1328,30 +1328,75 @@ static int memcg_setup(void)
 	return access(CGP "/memory.max", F_OK);
 }
 
-static void memcg_fault(void)
+static int memcg_write(const char *file, const char *v)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), CGP "/%s", file);
+	if (kt_write_file(path, v) == 0)
+		return 0;
+	printf("    # %s %s: %s\n", path, v, strerror(errno));
+	fault_bad++;
+	return -1;
+}
+
+static long memcg_current(void)
 {
 	long cur = kt_read_num(CGP "/memory.current", NULL);
-	char v[32];
 
 	if (cur < 0) {
 		printf("    # %s: %s\n", CGP "/memory.current", strerror(errno));
 		fault_bad++;
-		return;
 	}
-	snprintf(v, sizeof(v), "%ld", cur + 4096L * (rand() % 5));
+	return cur;
+}
+
+/*
+ * A window's start and end in the history, as max_bytes_per_user's
+ * (kind 1, then 0): a ring add published by a producer that dies in it
+ * is applied by the file's release, in the dying producer's cgroup, and
+ * may be refused then (add_result()).
+ */
+static void memcg_rec(int kind)
+{
+	struct trec *r = rec_inv(OP_PARAM, 0, kind, 0, NULL, 0);
+
+	if (r) {
+		r->aux = P_NR;
+		rec_cmp(r, 0, 0);
+	}
+}
+
+static void memcg_fault(void)
+{
+	long cur = memcg_current();
+	char v[32];
+
+	if (cur < 0)
+		return;
+	memcg_rec(1);
+	/*
+	 * memory.current counts the pages charged ahead to each CPU's stock
+	 * (up to 64 a CPU), which the producers use without a charge: a
+	 * limit just above it would not bind. A memory.high a page under
+	 * it makes the kernel drain the stocks first (and, for the high
+	 * limit, never OOM-kill); the usage after is what they hold.
+	 */
+	snprintf(v, sizeof(v), "%ld", cur - 4096);
 	memcg_lowered_at = kt_now();
-	if (kt_write_file(CGP "/memory.max", v) < 0) {
-		printf("    # memory.max %s: %s\n", v, strerror(errno));
-		fault_bad++;
-		return;
+	if (memcg_write("memory.high", v) == 0) {
+		cur = memcg_current();
+		snprintf(v, sizeof(v), "%ld", cur + 4096L * (rand() % 5));
+		if (cur >= 0 && memcg_write("memory.max", v) == 0 &&
+		    memcg_write("memory.high", "max") == 0) {
+			kt_sleep_ms(20 + rand() % 80);
+			faults[F_MEMCG]++;
+		}
 	}
-	kt_sleep_ms(20 + rand() % 80);
-	if (kt_write_file(CGP "/memory.max", "max") < 0) {
-		printf("    # memory.max max: %s\n", strerror(errno));
-		fault_bad++;
-		return;
-	}
-	faults[F_MEMCG]++;
+	/* restored in any case, and the window closed after it */
+	kt_write_file(CGP "/memory.high", "max");
+	memcg_write("memory.max", "max");
+	memcg_rec(0);
 }
 
 /*
@@ -1832,7 +1877,8 @@ static int lowered_during(int64_t from, int64_t to)
  * A ring add whose publish returned is applied even if its process was
  * killed before it read the completion: the file's release applies what
  * was published. It cannot fail then unless max_bytes_per_user was
- * lowered meanwhile (the ring's queues are never destroyed or full).
+ * lowered or the producers' memory cgroup limited meanwhile (the ring's
+ * queues are never destroyed or full).
  */
 static int add_result(const struct trec *r, int i)
 {
