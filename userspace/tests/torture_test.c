@@ -97,14 +97,14 @@
 enum { OP_ADD = 1, OP_ADDB, OP_GET, OP_DONEGET, OP_DONE, OP_DONEB,
 	OP_REMOVE, OP_FORGET, OP_PURGE, OP_REVIVE_ALL, OP_KILL, OP_EXIT,
 	OP_RADD, OP_RGET, OP_RDONE, OP_DESTROY, OP_CREATE, OP_PARAM, OP_RMMOD,
-	OP_NR };
+	OP_RFNTH, OP_NR };
 /* Kinds of add (struct trec.kind). */
 enum { K_PLAIN, K_PRIO, K_AFTER, K_RL };
 static const char *const op_names[OP_NR] = {
 	"?", "add", "add_batch", "get", "done_get", "done", "done_batch",
 	"remove", "forget", "purge", "revive_all", "kill", "exit",
 	"ring_add", "ring_get", "ring_done", "destroy", "create", "param",
-	"rmmod",
+	"rmmod", "ring_publish_failnth",
 };
 
 static const char *const kind_names[] = { "plain", "prio", "after", "rl" };
@@ -547,6 +547,35 @@ static int ring_put(struct trec *r, int q, unsigned int op, unsigned int flags,
 	return 0;
 }
 
+/*
+ * Publish @q's ring records (the doorbell drains them). One publish in
+ * FNTH_ONE_IN has fail-nth armed: the drain applies the records of every
+ * ring of the queue that published, other processes' too, so the
+ * allocation that fails can be any of theirs, and that record completes
+ * -ENOMEM. The publish is recorded (OP_RFNTH, from before to after it):
+ * a window in which a dead producer's published add may have been
+ * refused (add_result()), as when max_bytes_per_user is lowered.
+ */
+static void t_publish(int q)
+{
+	struct trec *r;
+	int ret;
+
+	if (fnth_fd < 0 || rand() % FNTH_ONE_IN) {
+		kwq_ring_publish(ring[q]);
+		return;
+	}
+	r = rec_inv(OP_RFNTH, q, 0, 0, NULL, 0);
+	if (r)
+		fnth_on = kt_fail_nth(fnth_fd,
+				      1 + (unsigned int)(rand() % 4)) == 0;
+	if (fnth_on)
+		atomic_fetch_add(&ar->fnth_armed, 1);
+	ret = kwq_ring_publish(ring[q]);
+	if (r)
+		rec_cmp(r, ret, ret < 0 ? errno : 0);
+}
+
 static void t_radd(int q, uint32_t k, int kind, int64_t arg)
 {
 	char name[16];
@@ -566,7 +595,7 @@ static void t_radd(int q, uint32_t k, int kind, int64_t arg)
 		flags = KWQ_SQE_F_RATE_LIMITED;
 	if (ring_put(r, q, KWQ_SQE_ADD, flags, name, len, prio, a) == 0) {
 		/* -1: the doorbell failed, the record stays published */
-		kwq_ring_publish(ring[q]);
+		t_publish(q);
 		r->pub = kt_now();
 		ring_reap(q);
 	}
@@ -587,7 +616,7 @@ static void t_rdone(int q, const uint32_t *keys,
 		ring_put(r, q, KWQ_SQE_DONE_LEASE, 0, NULL, 0, (int)l[i].slot,
 			 l[i].gen);
 	}
-	kwq_ring_publish(ring[q]);
+	t_publish(q);
 	ring_reap(q);
 	atomic_store(&ar->slots[my_slot].cur_op, 0);
 }
@@ -1634,7 +1663,7 @@ static struct {
 	uint64_t ring_ops, ring_unknown;
 	uint64_t fifo_checked, limiter_checked, limiter_exact;
 	uint64_t add_refused, add_edquot, add_enospc, add_enomem;
-	uint64_t after_destroy, call_violations;
+	uint64_t after_destroy, call_violations, ring_enomem;
 	uint64_t wait_measured;
 	uint64_t *unknown_gets, nunknown_gets;
 	int64_t max_ready_wait;
@@ -2520,6 +2549,7 @@ static void count_rec(const struct trec *r)
 	if (r->op == OP_RADD || r->op == OP_RGET || r->op == OP_RDONE) {
 		ck.ring_ops++;
 		ck.ring_unknown += !complete;
+		ck.ring_enomem += complete && r->err == ENOMEM;
 	}
 	switch (r->op) {
 	case OP_GET:
@@ -2600,6 +2630,7 @@ static int check_history(void)
 {
 	uint64_t n = atomic_load(&ar->next), i, nev = 0, a, b;
 	uint32_t nslots = atomic_load(&ar->nslots);
+	long open_w = -1;	/* the parent's window open, if any */
 	struct ev *ev;
 	int k;
 
@@ -2650,12 +2681,21 @@ static int check_history(void)
 
 		if (r->op == OP_DESTROY && atomic_load(&r->state) == 2 && !r->err)
 			destroys[ndestroys++] = r;
+		if (r->op == OP_RFNTH) {
+			lowered[nlowered][0] = r->inv;
+			lowered[nlowered++][1] =
+				atomic_load(&r->state) == 2 ? r->cmp : T_INF;
+			continue;
+		}
+		/* the parent's windows, one at a time: its own records */
 		if (r->op == OP_PARAM && r->kind == 1) {
+			open_w = (long)nlowered;
 			lowered[nlowered][0] = r->inv;
 			lowered[nlowered++][1] = T_INF;
-		} else if (r->op == OP_PARAM && r->kind == 0 && nlowered &&
+		} else if (r->op == OP_PARAM && r->kind == 0 && open_w >= 0 &&
 			   atomic_load(&r->state) == 2 && !r->err) {
-			lowered[nlowered - 1][1] = r->cmp;
+			lowered[open_w][1] = r->cmp;
+			open_w = -1;
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -2898,9 +2938,10 @@ int main(int argc, char **argv)
 	printf("    # memcg: %lu windows, %ld times at memory.max, %lu producers OOM-killed\n",
 	       faults[F_MEMCG], kt_read_num(CGP "/memory.events", "max"),
 	       memcg_oom_kills);
-	printf("    # fail-nth: %llu calls armed, %llu refused ENOMEM\n",
+	printf("    # fail-nth: %llu calls and ring publishes armed, %llu refused ENOMEM; %llu ring records completed ENOMEM\n",
 	       (unsigned long long)atomic_load(&ar->fnth_armed),
-	       (unsigned long long)faults[F_FAILNTH]);
+	       (unsigned long long)faults[F_FAILNTH],
+	       (unsigned long long)ck.ring_enomem);
 	for (i = 0, ok = 1; i < F_NR; i++)
 		ok &= faults[i] > 0;
 	/* every figure below with a goal is one of these cases */
