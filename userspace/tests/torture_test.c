@@ -1478,7 +1478,7 @@ static int memcg_reap(int *slots, int nprod, unsigned int seed)
  * max_queues_per_user's window is not one of these moments, but dead
  * namespaces not yet reaped count) is refused EDQUOT, as it must be.
  */
-static void ipcns_child(unsigned int seed)
+static void ipcns_child(unsigned int seed, int ready_fd)
 {
 	struct kwq_queue_opts o = { .processing_timeout_ns = 50 * KT_MS };
 	char key[16], got[KWQ_KEY_LEN_MAX];
@@ -1493,7 +1493,7 @@ static void ipcns_child(unsigned int seed)
 	if (fd < 0)
 		_exit(12);
 	if (kwq_create(fd, "churn", &o) < 0)
-		_exit(errno == EDQUOT ? 0 : 13);
+		_exit(errno == EDQUOT && ready_fd < 0 ? 0 : 13);
 	n = 1 + rand() % 64;
 	for (i = 0; i < n; i++) {
 		snprintf(key, sizeof(key), "c%d", i);
@@ -1503,27 +1503,51 @@ static void ipcns_child(unsigned int seed)
 	for (i = 0; i < n / 2; i++)
 		if (kwq_get(fd, got, sizeof(got), 0, 0) < 0)
 			_exit(15);
-	if (rand() % 2)
+	if (ready_fd >= 0 && write(ready_fd, "", 1) != 1)
+		_exit(16);
+	if (ready_fd >= 0 || rand() % 2)
 		pause();
 	_exit(0);
 }
 
-static void ipcns_fault(unsigned int seed)
+/*
+ * @whole: the child is killed only once its queue holds keys (the last
+ * churn, after the workload: after every create at the user's limit,
+ * which reaps dead namespaces itself, so that only the reaper can free
+ * this one).
+ */
+static void ipcns_fault(unsigned int seed, int whole)
 {
-	pid_t pid = fork();
-	int st;
+	int st, p[2] = { -1, -1 };
+	char c;
+	pid_t pid;
 
-	if (pid == 0)
-		ipcns_child(seed);
+	if (whole && pipe(p) < 0) {
+		fault_bad++;
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (whole)
+			close(p[0]);
+		ipcns_child(seed, p[1]);
+	}
+	if (whole) {
+		close(p[1]);
+		if (pid > 0 && read(p[0], &c, 1) != 1)
+			printf("    # the last IPC-namespace child gave no sign of its queue\n");
+		close(p[0]);
+	}
 	if (pid < 0) {
 		fault_bad++;
 		return;
 	}
-	kt_sleep_ms(5 + rand() % 30);
+	if (!whole)
+		kt_sleep_ms(5 + rand() % 30);
 	kill(pid, SIGKILL);
 	st = kt_wait(pid);
 	if (st != 0 && st != 128 + SIGKILL) {
-		printf("    # IPC-namespace child: exit %d (10 unshare, 11 setuid, 12 open, 13 create, 14 add, 15 get)\n",
+		printf("    # IPC-namespace child: exit %d (10 unshare, 11 setuid, 12 open, 13 create, 14 add, 15 get, 16 write)\n",
 		       st);
 		fault_bad++;
 		return;
@@ -2895,7 +2919,7 @@ int main(int argc, char **argv)
 		else if (i < 28)
 			memcg_fault();
 		else if (i < 32)
-			ipcns_fault(seed + 9000 + (unsigned int)nfaults);
+			ipcns_fault(seed + 9000 + (unsigned int)nfaults, 0);
 		else
 			bad += !fault(slots, nprod, nprod + nwork,
 				      seed + 1000 + (unsigned int)nfaults);
@@ -2903,6 +2927,7 @@ int main(int argc, char **argv)
 		bad += memcg_reap(slots, nprod,
 				  seed + 5000 + (unsigned int)nfaults);
 	}
+	ipcns_fault(seed + 8999, 1);
 	if (atomic_load(&ar->full))
 		printf("    # the history is full after %.1f s: the workload ends early\n",
 		       (double)(kt_now() - t0) / 1e9);
