@@ -1739,9 +1739,10 @@ static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 }
 
 /*
- * The kernel's own account of queue 0's failures: its key_rate_limited
- * and key_timed_out events (a revocation is both), on the history's clock,
- * printed with a limiter violation. Best effort: without tracefs, none.
+ * The kernel's own account of the queues' failures: their
+ * key_rate_limited and key_timed_out events (a revocation is both), on
+ * the history's clock, printed with a violation (the buffer keeps the
+ * newest 8 MiB a CPU). Best effort: without tracefs, none.
  */
 #define TRACE_DIR "/sys/kernel/debug/tracing/"
 
@@ -1761,7 +1762,9 @@ static void ktrace_start(void)
 	char file[96], filter[96];
 	size_t i;
 
-	snprintf(filter, sizeof(filter), "queue == \"%s\"", qname[0]);
+	/* every queue of this run: kt_name()'s "torture-PID-N" */
+	snprintf(filter, sizeof(filter), "queue ~ \"torture-%d-*\"",
+		 (int)getpid());
 	/* a new buffer size empties the buffers */
 	if (trace_write("tracing_on", "0") || trace_write("trace_clock", "mono") ||
 	    trace_write("buffer_size_kb", "8192"))
@@ -1775,7 +1778,7 @@ static void ktrace_start(void)
 			return;
 	}
 	ktrace_on = !trace_write("tracing_on", "1");
-	printf("    # kernel trace of queue 0's failures: %s\n",
+	printf("    # kernel trace of the queues' failures: %s\n",
 	       ktrace_on ? "on" : "unavailable");
 }
 
@@ -1847,8 +1850,7 @@ static void violation(const char *kind, uint32_t key, const struct ev *e,
 		     i < n && i <= focus + 20; i++)
 			print_rec(&ar->rec[e[i].rec], key, t0);
 	}
-	if (!strcmp(kind, "limiter_delay") && key_q(key) == 0)
-		ktrace_print(key, t0);
+	ktrace_print(key, t0);
 	/* the kills: a holder's death ends its hold (each slot once) */
 	for (i = 0; i < n; i++) {
 		const struct trec *r = &ar->rec[e[i].rec];
