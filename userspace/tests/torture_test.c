@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exactly once under chaos (issue 34, first and second slices): producer
+ * Exactly once under chaos (issue 34, its first three slices): producer
  * and worker processes run a realistic workload on four queues
  * (priorities, add_after, rate-limited adds, processing deadlines short
  * enough to pass, dead sets, batches, remove, forget, purge; half the
