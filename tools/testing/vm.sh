@@ -59,13 +59,37 @@ args+=" loglevel=7 printk.time=1 rdinit=/init no_timer_check $extra"
 # flake of early boot, as the stock 6.12 kernel's int3 Oops in
 # enqueue_timer() while patching static keys (seen once in an ad-hoc
 # VM). It is booted once more, its console kept beside the log.
+#
+# 30 s before the timeout a watcher reads the vCPUs through a monitor
+# socket (vcpus.py: each one's RIP as a symbol, halted or running,
+# interrupts on or off) into $log.vcpus, which a timeout prints: a guest
+# gone quiet with every vCPU halted and interrupts on waits for a timer
+# that never fires, one spinning shows where.
+mon=$log.mon
+sysmap=$(dirname "$kernel")/../../../System.map
+watch_vcpus() {
+	local s=
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep "$1" &
+	s=$!
+	wait $s
+	[ -S "$mon" ] && python3 "$KWQ_ROOT/tools/testing/vcpus.py" "$mon" \
+		"$sysmap" >"$log.vcpus" 2>&1
+}
 boot() {
 	rc=0
+	rm -f "$mon" "$log.vcpus"
+	watch_vcpus $((timeout > 60 ? timeout - 30 : timeout / 2)) &
+	watcher=$!
 	# shellcheck disable=SC2086 # QEMU_ARGS are several words
 	timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1536 \
 		-machine microvm,acpi=off -nodefaults -no-reboot -display none \
 		-serial "file:$log" -kernel "$kernel" -initrd "$cpio_file" \
+		-monitor "unix:$mon,server,nowait" \
 		-append "$args" $qemu_args </dev/null >"$log.qemu" 2>&1 || rc=$?
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
+	rm -f "$mon"
 }
 boot
 # (grep reads the file itself: grep -q at the end of a pipe would stop
@@ -81,6 +105,10 @@ fi
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "error: VM timed out after ${timeout}s; last console lines ($log):" >&2
 	tail -25 "$log" | sed 's/^/    | /' >&2
+	if [ -s "$log.vcpus" ]; then
+		echo "  its vCPUs 30 s before the timeout (vcpus.py):" >&2
+		sed 's/^/    | /' "$log.vcpus" >&2
+	fi
 	exit 1
 elif [ $rc != 0 ]; then
 	echo "error: QEMU failed (exit $rc): $(tail -3 "$log.qemu")" >&2
