@@ -629,7 +629,8 @@ if [[ " $sections " == *" kcsan "* ]]; then
 	kkcsan=$ktree
 	if [ -f "$KWQ_OUT/mod-kcsan/kwq_test.ko" ]; then
 		plan kcsan >"$KWQ_OUT/plan-kcsan"
-		report_args=--kcsan-only-kwq vm_run kcsan "$kkcsan/arch/x86/boot/bzImage" \
+		vm_append=$KWQ_KCSAN_VM_APPEND report_args=--kcsan-only-kwq \
+			vm_run kcsan "$kkcsan/arch/x86/boot/bzImage" \
 			"$KWQ_OUT/plan-kcsan" 1500 \
 			"$KWQ_OUT/mod-kcsan/kwq.ko=/kwq/kwq.ko" \
 			"$KWQ_OUT/mod-kcsan/kwq_test.ko=/kwq/kwq_test.ko" \

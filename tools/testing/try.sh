@@ -61,6 +61,7 @@ kcsan)
 	kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
 		"$KWQ_ROOT/tools/testing/config/kcsan.config" 6.12) || die "kernel build failed"
 	image=$kdir/arch/x86/boot/bzImage
+	append=$KWQ_KCSAN_VM_APPEND
 	;;
 latency)
 	kdir=$("$KWQ_ROOT/tools/testing/build-kernel.sh" \
