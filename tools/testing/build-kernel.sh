@@ -11,7 +11,8 @@
 #
 # The tree lives outside the clone, in $KWQ_CACHE/kernel-<name>-<srcver>-<hash>,
 # where <hash> covers the fragment and KWQ_KERNEL_RECIPE (bump it when the
-# steps below change what gets built; 7.2's also covers gcc's version), so
+# steps below change what gets built; 7.2's also covers gcc's and pahole's
+# versions, which its module builds compare with the kernel's), so
 # reruns reuse the tree. A build prints a progress line every 30 s.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,12 @@ need_pkg libelf-dev /usr/include/libelf.h
 need_pkg libssl-dev /usr/include/openssl/ssl.h
 need_pkg gcc gcc
 need_pkg make make
+# Whether pahole is there is part of the kernel's config
+# (CONFIG_PAHOLE_VERSION), and 7.2 warns, failing the W=1 module build,
+# when a module is built with another pahole than the kernel was: a
+# kernel built before something else installed it (dh-dkms pulls it in)
+# could not build modules after. So it is always there.
+need_pkg pahole pahole
 
 KWQ_KERNEL_RECIPE=1
 recipe="recipe $KWQ_KERNEL_RECIPE"
@@ -41,6 +48,7 @@ case $kv in
 	tarball=$("$KWQ_ROOT/tools/testing/sid-fetch.sh" "$srcpkg")/usr/src/$srcpkg.tar.xz
 	[ -f "$tarball" ] || die "$srcpkg has no $tarball"
 	recipe+=$'\n'"$(gcc --version | head -1)"
+	recipe+=$'\n'"$(pahole --version)"
 	;;
 *) die "usage: build-kernel.sh FRAGMENT [6.12|7.2]" ;;
 esac
