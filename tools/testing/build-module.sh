@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build kwq.ko (where the kernel has KUnit, kwq_test.ko; the example
-# consumer kwq_example.ko; and the memcg test module kwq_memcg_test.ko)
+# consumer kwq_example.ko; the memcg test module kwq_memcg_test.ko; the
+# torture run's kernel threads, kwq_torture.ko)
 # against one kernel tree, in a private copy of the sources so builds
 # against several kernels never share objects. W=1; any compiler warning
 # fails the build.
@@ -34,30 +35,27 @@ fi
 if grep -E '(warning|error):' "$out/build.log" >&2; then
 	die "module build against $kdir has warnings (log: $out/build.log)"
 fi
-# The example consumer: its own module, linked against kwq's exports only.
-rm -rf "$out/example"
-mkdir -p "$out/example/tools"
-cp -r "$KWQ_ROOT/tools/example" "$out/example/tools/"
-ln -s "$out/src/include" "$out/example/include"
-if ! make -C "$kdir" M="$out/example/tools/example" W=1 "$@" \
-	KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" modules >>"$out/build.log" 2>&1; then
-	grep -E 'error|warning' "$out/build.log" | head -20 >&2
-	die "example module build against $kdir failed (log: $out/build.log)"
-fi
-if grep -E '(warning|error):' "$out/build.log" >&2; then
-	die "module build against $kdir has warnings (log: $out/build.log)"
-fi
-# The memcg test module (userspace/tests/memcg_test.c loads it), likewise.
-rm -rf "$out/memcg"
-mkdir -p "$out/memcg/tools/testing"
-cp -r "$KWQ_ROOT/tools/testing/memcg" "$out/memcg/tools/testing/"
-ln -s "$out/src/include" "$out/memcg/include"
-if ! make -C "$kdir" M="$out/memcg/tools/testing/memcg" W=1 "$@" \
-	KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" modules >>"$out/build.log" 2>&1; then
-	grep -E 'error|warning' "$out/build.log" | head -20 >&2
-	die "memcg test module build against $kdir failed (log: $out/build.log)"
-fi
-if grep -E '(warning|error):' "$out/build.log" >&2; then
-	die "module build against $kdir has warnings (log: $out/build.log)"
-fi
-find "$out/src" "$out/example" "$out/memcg" -name '*.ko' -exec cp {} "$out/" \;
+# A module linked against kwq's exports only, from $KWQ_ROOT/$1 (its
+# own directory), built in $out/$2.
+build_user() {
+	local src=$1 dir=$2
+	shift 2
+	rm -rf "${out:?}/$dir"
+	mkdir -p "$out/$dir/$(dirname "$src")"
+	cp -r "$KWQ_ROOT/$src" "$out/$dir/$(dirname "$src")/"
+	ln -s "$out/src/include" "$out/$dir/include"
+	if ! make -C "$kdir" M="$out/$dir/$src" W=1 "$@" \
+		KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" modules >>"$out/build.log" 2>&1; then
+		grep -E 'error|warning' "$out/build.log" | head -20 >&2
+		die "$src module build against $kdir failed (log: $out/build.log)"
+	fi
+	if grep -E '(warning|error):' "$out/build.log" >&2; then
+		die "module build against $kdir has warnings (log: $out/build.log)"
+	fi
+}
+# The example consumer; the memcg test module (userspace/tests/memcg_test.c
+# loads it); the torture run's kernel threads (torture_test.c loads it).
+build_user tools/example example "$@"
+build_user tools/testing/memcg memcg "$@"
+build_user tools/testing/torture torture "$@"
+find "$out/src" "$out/example" "$out/memcg" "$out/torture" -name '*.ko' -exec cp {} "$out/" \;

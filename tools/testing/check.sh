@@ -465,7 +465,9 @@ if [[ " $sections " == *" debug "* || " $sections " == *" selftest "* ||
 				"$m/kwq_example.ko=/kwq/kwq_example.ko" \
 				"$m/kwq_memcg_test.ko=/kwq/kwq_memcg_test.ko" \
 				"${user_files[@]}"
-			[ $v = 6.12 ] && debug612_files=("$m/kwq.ko=/kwq/kwq.ko" "${user_files[@]}")
+			# torture_test runs there and loads kwq_torture.ko
+			[ $v = 6.12 ] && debug612_files=("$m/kwq.ko=/kwq/kwq.ko" \
+				"$m/kwq_torture.ko=/kwq/kwq_torture.ko" "${user_files[@]}")
 		else
 			case_result "KUnit module kwq_test.ko built against debug $v kernel" FAIL
 		fi

@@ -84,6 +84,8 @@ files=("$m/kwq.ko=/kwq/kwq.ko" "$u/ktap.sh=/kwq/tests/ktap.sh")
 [ $kunit = 1 ] && files+=("$m/kwq_test.ko=/kwq/kwq_test.ko")
 # namespace_test loads the example consumer (its published queue).
 [ -f "$m/kwq_example.ko" ] && files+=("$m/kwq_example.ko=/kwq/kwq_example.ko")
+# torture_test loads the kernel threads' module.
+[ -f "$m/kwq_torture.ko" ] && files+=("$m/kwq_torture.ko=/kwq/kwq_torture.ko")
 for t in "$u"/bin/*; do
 	[ -f "$t" ] && files+=("$t=/usr/bin/$(basename "$t")")
 done

@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exactly once under chaos (issue 34, its first three slices): producer
- * and worker processes run a realistic workload on four queues
- * (priorities, add_after, rate-limited adds, processing deadlines short
- * enough to pass, dead sets, batches, remove, forget, purge; half the
- * processes also through rings: adds, lease slots, DONE_LEASE records)
- * while the parent, the fault driver, SIGKILLs workers and producers at
- * random (also in the middle of a batch call, mid-ring-submission, or
- * while holding keys) and forks replacements, destroys and re-creates
- * the fourth queue while it is attached, lowers max_bytes_per_user for a
- * moment, re-creates the fourth queue under a lowered max_queues_per_user
- * (refused EDQUOT) or max_items_per_queue (a small cap: adds refused
- * ENOSPC), takes a CPU offline and online, makes one call in 40 fail an
- * allocation (fail-nth), and tries rmmod (refused while in use; at the
- * end, with all closed, it must succeed, and the module is loaded again).
+ * Exactly once under chaos (issue 34): producer and worker processes,
+ * and kernel threads (kwq_torture.ko, on a fifth queue the module
+ * publishes and the processes share), run a realistic workload on five
+ * queues (priorities, add_after, rate-limited adds, processing deadlines
+ * short enough to pass, dead sets, batches, remove, forget, purge; half
+ * the processes also through rings: adds, lease slots, DONE_LEASE
+ * records) while the parent, the fault driver, SIGKILLs workers and
+ * producers at random (also in the middle of a batch call,
+ * mid-ring-submission, or while holding keys) and forks replacements,
+ * stops kernel threads between two calls (the keys they hold returned
+ * as a dead holder's), destroys and re-creates the fourth queue while it
+ * is attached, lowers max_bytes_per_user for a moment, re-creates the
+ * fourth queue under a lowered max_queues_per_user (refused EDQUOT) or
+ * max_items_per_queue (a small cap: adds refused ENOSPC), limits the
+ * producers' memory cgroup, churns IPC namespaces, takes a CPU offline
+ * and online, makes one call in 40 fail an allocation (fail-nth), and
+ * tries rmmod (refused while in use; at the end, with all closed, it
+ * must succeed, and the module is loaded again).
+ *
+ * The kernel threads' calls are recorded by the module, on the same
+ * clock, and merged into the history (kt_merge()).
  *
  * Every call is recorded: its invocation (process, queue, op, keys, args,
  * CLOCK_MONOTONIC time) before the call, its completion (result, errno,
@@ -70,6 +77,7 @@
  *                               default ../kwq.ko beside the test)
  */
 #include "kwqtest.h"
+#include "../../tools/testing/torture/kwq_torture.h"
 
 #include <dirent.h>
 #include <sched.h>
@@ -79,14 +87,15 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#define NQ		4
+#define NQ		5
 #define QX		3		/* the queue faults destroy and re-create */
-#define POOL		48		/* shared keys per queue */
-#define KMAX		16		/* keys in one record */
+#define KQ		4		/* the kernel threads' published queue */
+#define POOL		KWQ_TORTURE_POOL	/* shared keys per queue */
+#define KMAX		KWQ_TORTURE_KMAX	/* keys in one record */
 #define BATCH		8		/* keys in one batch call */
 #define CHUNK		256		/* records a process claims at once */
 #define ARENA_BYTES	(256UL << 20)
-#define RESERVE		65536		/* records kept for the parent's drain */
+#define RESERVE		131072		/* kept for the parent: kthreads, drain */
 #define MAX_SLOTS	16384
 #define MAX_PROCS	16
 #define GET_WAIT_NS	(2 * KT_SEC)
@@ -100,6 +109,21 @@ enum { OP_ADD = 1, OP_ADDB, OP_GET, OP_DONEGET, OP_DONE, OP_DONEB,
 	OP_RFNTH, OP_NR };
 /* Kinds of add (struct trec.kind). */
 enum { K_PLAIN, K_PRIO, K_AFTER, K_RL };
+/* kwq_torture.ko records the kernel threads' calls in the same terms */
+#define KT_SAME(a, b)	_Static_assert((int)(a) == (int)(b), #a)
+KT_SAME(OP_ADD, KWQ_TORTURE_OP_ADD);
+KT_SAME(OP_ADDB, KWQ_TORTURE_OP_ADDB);
+KT_SAME(OP_GET, KWQ_TORTURE_OP_GET);
+KT_SAME(OP_DONEGET, KWQ_TORTURE_OP_DONEGET);
+KT_SAME(OP_DONE, KWQ_TORTURE_OP_DONE);
+KT_SAME(OP_DONEB, KWQ_TORTURE_OP_DONEB);
+KT_SAME(OP_REMOVE, KWQ_TORTURE_OP_REMOVE);
+KT_SAME(OP_FORGET, KWQ_TORTURE_OP_FORGET);
+KT_SAME(OP_PURGE, KWQ_TORTURE_OP_PURGE);
+KT_SAME(K_PLAIN, KWQ_TORTURE_K_PLAIN);
+KT_SAME(K_PRIO, KWQ_TORTURE_K_PRIO);
+KT_SAME(K_AFTER, KWQ_TORTURE_K_AFTER);
+KT_SAME(K_RL, KWQ_TORTURE_K_RL);
 static const char *const op_names[OP_NR] = {
 	"?", "add", "add_batch", "get", "done_get", "done", "done_batch",
 	"remove", "forget", "purge", "revive_all", "kill", "exit",
@@ -129,7 +153,7 @@ struct trec {
 	uint32_t key[KMAX];
 };
 
-enum { S_PARENT, S_PRODUCER, S_WORKER };
+enum { S_PARENT, S_PRODUCER, S_WORKER, S_KPRODUCER, S_KWORKER };
 struct slot {
 	_Atomic int pid;
 	int kind;
@@ -164,7 +188,12 @@ static int my_slot;
 static uint64_t rec_cur, rec_end;
 
 /* Processing deadline and get deadlines of each queue (see main()). */
-static const int64_t q_timeout[NQ] = { 0, 30 * KT_MS, 200 * KT_MS, 0 };
+/*
+ * KQ has none: a kernel thread's lease ends by its done or its kill
+ * (kwq_release_owner()), never by a deadline that would hide a lost
+ * return; the processes' gets on it give deadlines of their own.
+ */
+static const int64_t q_timeout[NQ] = { 0, 30 * KT_MS, 200 * KT_MS, 0, 0 };
 
 /* --- the history ------------------------------------------------------ */
 
@@ -212,13 +241,18 @@ static void fnth_open(void)
  * rec_inv(), worker(), t_add_batch()): a first touch while armed would
  * have its page allocation fail, and the call fail EFAULT.
  */
+static void fnth_arm_now(void)
+{
+	fnth_on = kt_fail_nth(fnth_fd, 1 + (unsigned int)(rand() % 4)) == 0;
+	if (fnth_on)
+		atomic_fetch_add(&ar->fnth_armed, 1);
+}
+
 static void fnth_arm(int op)
 {
 	if (fnth_fd < 0 || !fnth_op(op) || rand() % FNTH_ONE_IN)
 		return;
-	fnth_on = kt_fail_nth(fnth_fd, 1 + (unsigned int)(rand() % 4)) == 0;
-	if (fnth_on)
-		atomic_fetch_add(&ar->fnth_armed, 1);
+	fnth_arm_now();
 }
 
 static void fnth_disarm(int err)
@@ -567,10 +601,7 @@ static void t_publish(int q)
 	}
 	r = rec_inv(OP_RFNTH, q, 0, 0, NULL, 0);
 	if (r)
-		fnth_on = kt_fail_nth(fnth_fd,
-				      1 + (unsigned int)(rand() % 4)) == 0;
-	if (fnth_on)
-		atomic_fetch_add(&ar->fnth_armed, 1);
+		fnth_arm_now();
 	ret = kwq_ring_publish(ring[q]);
 	if (r)
 		rec_cmp(r, ret, ret < 0 ? errno : 0);
@@ -717,8 +748,11 @@ static void attach_all(void)
 			close(qfd[q]);
 		qfd[q] = q_attach(q);
 		ring[q] = NULL;
-		/* no ring on QX: its destroy would strand the ring's records */
-		if (!ar->slots[my_slot].ring || q == QX)
+		/*
+		 * no ring on QX: its destroy would strand the ring's records;
+		 * none on KQ: published kernel queues have none (EOPNOTSUPP)
+		 */
+		if (!ar->slots[my_slot].ring || q == QX || q == KQ)
 			continue;
 		if (kwq_ring_setup(qfd[q], RING_SQ, RING_SQ,
 				   ar->slots[my_slot].kind == S_WORKER ?
@@ -954,14 +988,14 @@ static void worker(void)
 /* --- the fault driver --------------------------------------------------- */
 
 enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
-	F_KILL_IN_RING, F_DESTROY, F_PARAM, F_QUEUES, F_ITEMS, F_RMMOD,
-	F_HOTPLUG, F_MEMCG, F_IPCNS, F_FAILNTH, F_NR };
+	F_KILL_IN_RING, F_KILL_KTHREAD, F_DESTROY, F_PARAM, F_QUEUES, F_ITEMS,
+	F_RMMOD, F_HOTPLUG, F_MEMCG, F_IPCNS, F_FAILNTH, F_NR };
 static const char *const fault_names[F_NR] = {
 	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
-	"kill_mid_ring_submission", "destroy_recreate", "max_bytes_lowered",
-	"max_queues_lowered", "max_items_lowered", "rmmod_in_use",
-	"cpu_hotplug", "memcg_max_lowered", "ipc_namespace_churn",
-	"failnth_enomem",
+	"kill_mid_ring_submission", "kill_kthread", "destroy_recreate",
+	"max_bytes_lowered", "max_queues_lowered", "max_items_lowered",
+	"rmmod_in_use", "cpu_hotplug", "memcg_max_lowered",
+	"ipc_namespace_churn", "failnth_enomem",
 };
 
 static struct kwq_queue_opts qopts[NQ];
@@ -1078,6 +1112,174 @@ static int fault(int *slots, int nprod, int nproc, unsigned int seed)
 		faults[F_KILL_HOLDING]++;
 	slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER, seed);
 	return st == 128 + SIGKILL;
+}
+
+/*
+ * Kernel threads (kwq_torture.ko, tools/testing/torture): KT_PROD
+ * producers and KT_WORK workers on queue KQ, which the module creates
+ * and publishes in /dev/kwq, where the processes use it too. The threads
+ * record their calls in the module (ktime_get_ns(): this CLOCK_MONOTONIC)
+ * and kt_merge() copies them into the history, as the parent's records
+ * under the threads' own slots; a thread stops only between two calls,
+ * so each is complete. A kill stops a thread (kthread_stop()) and returns
+ * the keys it held (kwq_release_owner()), as a dead process's file
+ * release does; the kill is recorded here as a process's is.
+ */
+#define KT_DIR		"/sys/kernel/debug/kwq_torture/"
+#define KT_PROD		2
+#define KT_WORK		2
+
+static int kslots[KT_PROD + KT_WORK];
+static int kt_hist_fd = -1;
+static unsigned long kt_errors;	/* control writes refused, records lost */
+static uint64_t kt_merged;
+
+static int kt_ctl(const char *cmd)
+{
+	if (kt_write_file(KT_DIR "ctl", cmd) == 0)
+		return 0;
+	printf("    # kwq_torture ctl \"%s\": %s\n", cmd, strerror(errno));
+	kt_errors++;
+	return -1;
+}
+
+/* Copy the threads' records read so far into the history. */
+static void kt_merge(void)
+{
+	static struct kwq_torture_rec buf[256];
+	uint32_t nslots = atomic_load(&ar->nslots);
+	struct trec *r;
+	ssize_t n;
+	size_t i;
+
+	while (kt_hist_fd >= 0 &&
+	       (n = read(kt_hist_fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < (size_t)n / sizeof(*buf); i++) {
+			const struct kwq_torture_rec *k = &buf[i];
+			int kind = k->slot < nslots ?
+				   ar->slots[k->slot].kind : -1;
+
+			r = rec_claim();
+			if (!r || k->nk > KMAX || k->ndone > k->nk ||
+			    (kind != S_KPRODUCER && kind != S_KWORKER)) {
+				kt_errors++;
+				continue;
+			}
+			r->op = k->op;
+			r->q = KQ;
+			r->nk = k->nk;
+			r->ndone = k->ndone;
+			r->slot = k->slot;
+			r->kind = k->kind;
+			r->err = k->err;
+			r->aux = k->aux;
+			r->gen = 0;
+			r->ret = k->ret;
+			r->inv = k->inv;
+			r->cmp = k->cmp;
+			r->arg = k->arg;
+			r->pub = 0;
+			memcpy(r->key, k->key, sizeof(r->key));
+			atomic_store_explicit(&r->state, 2, memory_order_release);
+			kt_merged++;
+		}
+	}
+}
+
+static int kt_spawn(int kind, unsigned int seed)
+{
+	int s = new_slot(kind);
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "%s %d %u",
+		 kind == S_KWORKER ? "worker" : "producer", s, seed);
+	kt_ctl(cmd);
+	return s;
+}
+
+/* Stop kernel thread @i (of kslots[]), recorded as a kill. */
+static void kt_kill(int i)
+{
+	struct trec *r = rec_inv(OP_KILL, 0, 0, kslots[i], NULL, 0);
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "kill %d", kslots[i]);
+	kt_ctl(cmd);
+	if (r)
+		rec_cmp(r, 0, 0);
+	kt_merge();
+}
+
+static void kt_fault(unsigned int seed)
+{
+	int i = rand() % (KT_PROD + KT_WORK);
+
+	kt_kill(i);
+	kslots[i] = kt_spawn(i < KT_PROD ? S_KPRODUCER : S_KWORKER, seed);
+	faults[F_KILL_KTHREAD]++;
+}
+
+/*
+ * Load kwq_torture.ko from @path: queue KQ, configured as qopts[KQ]
+ * says (an exponential limiter, max_wait_ns, a processing deadline),
+ * published to root; then attach to it. The fd, or -1 with errno.
+ */
+static int kt_load(const char *path)
+{
+	const struct kwq_limit *l = &qopts[KQ].limits[0];
+	char params[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	snprintf(params, sizeof(params),
+		 "name=%s key_base=%u base_ns=%llu max_ns=%llu max_wait_ns=%llu timeout_ns=%lld",
+		 qname[KQ], (unsigned int)KQ << 28, (unsigned long long)l->a,
+		 (unsigned long long)l->b,
+		 (unsigned long long)qopts[KQ].max_wait_ns,
+		 (long long)q_timeout[KQ]);
+	ret = (int)syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	if (ret < 0)
+		return -1;
+	kt_hist_fd = open(KT_DIR "history", O_RDONLY | O_CLOEXEC);
+	if (kt_hist_fd < 0)
+		return -1;
+	fd = kwq_open_dev(NULL);
+	if (fd >= 0 && kwq_open(fd, qname[KQ]) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * After the workload: the threads stopped, their records merged; the
+ * parent's file closed; kwq_torture unloaded, which destroys queue KQ
+ * (userspace may not: EPERM). 0 if all went as it should.
+ */
+static int kt_unload(void)
+{
+	int ok = kwq_destroy(qfd[KQ], qname[KQ]) < 0 && errno == EPERM, i;
+	long ret = -1;
+
+	if (!ok)
+		printf("    # destroy of the published %s: %s, want EPERM\n",
+		       qname[KQ], strerror(errno));
+	close(qfd[KQ]);
+	qfd[KQ] = -1;
+	close(kt_hist_fd);
+	kt_hist_fd = -1;
+	/* the drain's files are closed; an ended worker's may still be */
+	for (i = 0; i < 500; i++) {
+		ret = syscall(SYS_delete_module, "kwq_torture", O_NONBLOCK);
+		if (ret == 0 || errno != EAGAIN)
+			break;
+		kt_sleep_ms(10);
+	}
+	if (ret)
+		printf("    # rmmod kwq_torture: %s\n", strerror(errno));
+	return ok && !ret;
 }
 
 /*
@@ -1400,6 +1602,7 @@ static void memcg_fault(void)
 {
 	long cur = memcg_current();
 	char v[32];
+	int ok = 0;
 
 	if (cur < 0)
 		return;
@@ -1416,14 +1619,15 @@ static void memcg_fault(void)
 	if (memcg_write("memory.high", v) == 0) {
 		cur = memcg_current();
 		snprintf(v, sizeof(v), "%ld", cur + 4096L * (rand() % 5));
-		if (cur >= 0 && memcg_write("memory.max", v) == 0 &&
-		    memcg_write("memory.high", "max") == 0) {
-			kt_sleep_ms(20 + rand() % 80);
-			faults[F_MEMCG]++;
-		}
+		ok = cur >= 0 && memcg_write("memory.max", v) == 0;
+	}
+	/* the high limit lifted in any case: only memory.max binds now */
+	ok &= memcg_write("memory.high", "max") == 0;
+	if (ok) {
+		kt_sleep_ms(20 + rand() % 80);
+		faults[F_MEMCG]++;
 	}
 	/* restored in any case, and the window closed after it */
-	kt_write_file(CGP "/memory.high", "max");
 	memcg_write("memory.max", "max");
 	memcg_rec(0);
 }
@@ -1729,10 +1933,11 @@ static void print_rec(const struct trec *r, uint32_t key, int64_t t0)
 			snprintf(what, sizeof(what), " [key #%d%s]", i,
 				 r->op == OP_DONEGET && i < r->ndone ?
 				 " done part" : "");
-	printf("    #   %9.3f..%-9.3f ms slot %u pid %d %s q%u %s arg %lld nk %u ret %lld %s%s%s\n",
+	printf("    #   %9.3f..%-9.3f ms slot %u %s %d %s q%u %s arg %lld nk %u ret %lld %s%s%s\n",
 	       (double)(r->inv - t0) / 1e6,
 	       atomic_load(&r->state) == 2 ? (double)(r->cmp - t0) / 1e6 : -1.0,
-	       r->slot, atomic_load(&ar->slots[r->slot].pid), op_names[r->op],
+	       r->slot, ar->slots[r->slot].kind >= S_KPRODUCER ? "kthread" : "pid",
+	       atomic_load(&ar->slots[r->slot].pid), op_names[r->op],
 	       r->q, is_add(r->op) ? kind_names[r->kind] : "",
 	       (long long)r->arg, r->nk, (long long)r->ret, kt_ename(r->err),
 	       what, rec_state(r));
@@ -2823,6 +3028,9 @@ int main(int argc, char **argv)
 		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 1,
 		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 20 * KT_MS } },
 		  .max_retries = 3, .max_dead = KWQ_MAX_DEAD },
+		/* KQ, kwq_torture.ko's (kt_load() passes these on) */
+		{ .mode = 0600, .max_wait_ns = 100 * KT_MS, .nr_limits = 1,
+		  .limits = { { KWQ_LIMIT_EXPONENTIAL, 0, KT_MS, 20 * KT_MS } } },
 	};
 	struct kwq_stats_args st[NQ];
 	unsigned int seed = (unsigned int)kt_now();
@@ -2831,17 +3039,23 @@ int main(int argc, char **argv)
 	int64_t t0, end, calm_at;
 	unsigned long nfaults = 0, calms = 0;
 
-	char modpath[4096] = "";
+	char modpath[4096] = "", ktpath[4096] = "";
+	unsigned long ktkilled;
 	ssize_t ml;
 
-	/* the module to load again at the end: ../kwq.ko from the test */
-	ml = readlink("/proc/self/exe", modpath, sizeof(modpath) - 16);
+	/*
+	 * The module to load again at the end, ../kwq.ko from the test; the
+	 * kernel threads' module beside it.
+	 */
+	ml = readlink("/proc/self/exe", modpath, sizeof(modpath) - 32);
 	if (ml > 0) {
 		modpath[ml] = '\0';
 		if (strrchr(modpath, '/'))
 			strcpy(strrchr(modpath, '/'), "/../kwq.ko");
+		memcpy(ktpath, modpath, sizeof(ktpath));
+		strcpy(strrchr(ktpath, '/'), "/kwq_torture.ko");
 	}
-	while ((opt = getopt(argc, argv, "t:s:p:w:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:p:w:m:K:")) != -1) {
 		if (opt == 't')
 			secs = atoi(optarg);
 		else if (opt == 's')
@@ -2852,6 +3066,8 @@ int main(int argc, char **argv)
 			nwork = atoi(optarg);
 		else if (opt == 'm')
 			snprintf(modpath, sizeof(modpath), "%s", optarg);
+		else if (opt == 'K')
+			snprintf(ktpath, sizeof(ktpath), "%s", optarg);
 		else
 			return 2;
 	}
@@ -2859,7 +3075,7 @@ int main(int argc, char **argv)
 		return 2;
 	o[1].processing_timeout_ns = (uint64_t)q_timeout[1];
 	o[2].processing_timeout_ns = (uint64_t)q_timeout[2];
-	kt_setup("kwq_torture", 14, (unsigned int)secs * 3 + 300);
+	kt_setup("kwq_torture", 16, (unsigned int)secs * 3 + 300);
 	printf("    # seed %u (rerun: torture_test -s %u -t %d -p %d -w %d)\n",
 	       seed, seed, secs, nprod, nwork);
 	srand(seed);
@@ -2873,7 +3089,12 @@ int main(int argc, char **argv)
 	memcpy(qopts, o, sizeof(qopts));
 	for (q = 0; q < NQ; q++) {
 		kt_name(qname[q], "torture");
-		qfd[q] = make_queue(q);
+		qfd[q] = q == KQ ? kt_load(ktpath) : make_queue(q);
+		if (qfd[q] < 0 && q == KQ) {
+			printf("    # load %s with queue %s: %s\n", ktpath,
+			       qname[q], strerror(errno));
+			return 1;
+		}
 		if (qfd[q] < 0) {
 			printf("    # create %s as uid %d: %s\n", qname[q],
 			       TORTURE_UID, strerror(errno));
@@ -2893,6 +3114,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprod + nwork; i++)
 		slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER,
 				 seed + 1 + (unsigned int)i);
+	for (i = 0; i < KT_PROD + KT_WORK; i++)
+		kslots[i] = kt_spawn(i < KT_PROD ? S_KPRODUCER : S_KWORKER,
+				     seed + 100 + (unsigned int)i);
 	t0 = kt_now();
 	end = t0 + (int64_t)secs * KT_SEC;
 	calm_at = t0 + 3 * KT_SEC;
@@ -2900,7 +3124,9 @@ int main(int argc, char **argv)
 		/* every 4-8 s a calm spell of 2 s without faults */
 		if (kt_now() >= calm_at) {
 			atomic_store(&ar->calm, 1);
+			kt_ctl("calm 1");
 			kt_sleep_ms(2000);
+			kt_ctl("calm 0");
 			atomic_store(&ar->calm, 0);
 			calm_at = kt_now() + (4 + rand() % 5) * KT_SEC;
 			calms++;
@@ -2910,14 +3136,15 @@ int main(int argc, char **argv)
 		 * Mostly SIGKILLs; every 20 faults one destroy, one lowered
 		 * byte budget, one lowered creation limit (queues and items
 		 * in turn), one rmmod attempt, one CPU hotplug, one memcg
-		 * window and one IPC namespace for sure (a short run on a
-		 * loaded host still has each kind), more at random.
+		 * window, one IPC namespace and one kernel thread's kill
+		 * for sure (a short run on a loaded host still has each
+		 * kind), more at random.
 		 */
 		i = nfaults % 20 == 5 ? 0 : nfaults % 20 == 10 ? 6 :
 		    nfaults % 20 == 15 ? 12 : nfaults % 20 == 18 ? 16 :
 		    nfaults % 20 == 13 ? 20 + (int)(nfaults / 20 % 2) * 2 :
 		    nfaults % 20 == 3 ? 24 : nfaults % 20 == 8 ? 28 :
-		    rand() % 100;
+		    nfaults % 20 == 1 ? 32 : rand() % 100;
 		if (i < 6)
 			destroy_recreate();
 		else if (i < 12)
@@ -2932,12 +3159,15 @@ int main(int argc, char **argv)
 			memcg_fault();
 		else if (i < 32)
 			ipcns_fault(seed + 9000 + (unsigned int)nfaults, 0);
+		else if (i < 36)
+			kt_fault(seed + 7000 + (unsigned int)nfaults);
 		else
 			bad += !fault(slots, nprod, nprod + nwork,
 				      seed + 1000 + (unsigned int)nfaults);
 		nfaults++;
 		bad += memcg_reap(slots, nprod,
 				  seed + 5000 + (unsigned int)nfaults);
+		kt_merge();
 	}
 	ipcns_fault(seed + 8999, 1);
 	if (atomic_load(&ar->full))
@@ -2955,6 +3185,19 @@ int main(int argc, char **argv)
 	}
 	for (i = nprod; i < nprod + nwork; i++)
 		bad += kill_slot(slots[i]) != 128 + SIGKILL;
+	/* the kernel threads too: workers return the keys they hold */
+	for (i = 0; i < KT_PROD + KT_WORK; i++)
+		kt_kill(i);
+	ktkilled = (unsigned long)kt_read_num(KT_DIR "stats", "killed");
+	ktap_check(!kt_errors && kt_merged > 0 &&
+		   kt_read_num(KT_DIR "stats", "threads") == 0 &&
+		   ktkilled == faults[F_KILL_KTHREAD] + KT_PROD + KT_WORK,
+		   "kthreads_behaved",
+		   "%lu control writes refused or records lost, %llu records, %lu killed",
+		   kt_errors, (unsigned long long)kt_merged, ktkilled);
+	printf("    # kernel threads: %llu calls, %lu stopped (%lu at random), %ld leases returned at their kills\n",
+	       (unsigned long long)kt_merged, ktkilled, faults[F_KILL_KTHREAD],
+	       kt_read_num(KT_DIR "stats", "returned"));
 	ktap_check(!bad, "processes_behaved", "%d unexpected exits", bad);
 	ktap_check(!atomic_load(&ar->ring_errors), "rings_behaved",
 		   "%u ring setups failed or stray completions (above)",
@@ -3036,10 +3279,14 @@ int main(int argc, char **argv)
 		       (unsigned long long)st[q].dead_total);
 	ok = 1;
 	for (q = 0; q < NQ; q++) {
+		if (q == KQ)
+			continue;
 		ok &= kwq_destroy(qfd[q], qname[q]) == 0;
 		close(qfd[q]);
 	}
 	ktap_check(ok, "queues_destroyed", "%s", strerror(errno));
+	ktap_check(kt_unload(), "kthread_module_unloaded",
+		   "see above (its queue refused to userspace, then rmmod)");
 	i = ipcns_left();
 	ktap_check(i == 0, "ipc_namespaces_freed",
 		   "%d churned IPC namespaces still listed in /sys/kernel/debug/kwq 10 s after the workload",
