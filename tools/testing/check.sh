@@ -538,6 +538,7 @@ if [[ " $sections " == *" static "* ]]; then
 		checkpatch_file "$f" $ignore
 	done < <(find "$KWQ_ROOT/src" "$KWQ_ROOT/include" "$KWQ_ROOT/kunit" \
 		"$KWQ_ROOT/tools/testing/selftest" "$KWQ_ROOT/tools/testing/memcg" \
+		"$KWQ_ROOT/tools/testing/torture" \
 		"$KWQ_ROOT/tools/example" -name '*.[ch]' | sort)
 	# kwqctl too, but for what only the kernel has: C99's <stdint.h>
 	# types and <inttypes.h>'s PRIu64 (libkwq's API), no __printf().
