@@ -309,7 +309,7 @@ static void kt_produce(struct kt_thread *t)
 		kt_sleep_ms(kt_rand(t, 60));
 	}
 	/* paced: a thread's calls cost no system call and would flood */
-	kt_sleep_ms(4 + kt_rand(t, 12));
+	kt_sleep_ms(8 + kt_rand(t, 16));
 }
 
 /* --- a worker ------------------------------------------------------------ */
