@@ -17,7 +17,8 @@ mkdir -p "$KWQ_OUT/logs"
 for p in lost_wakeup:lost_wakeup dropped_requeue:lost double_lease:two_holders \
 	fifo_head:fifo limiter_count:limiter_delay destroyed_enoent:call \
 	ring_release_drop:lost ns_reap_skip:=ipc_namespaces_freed \
-	queue_limit_ignored:=faults_behaved release_owner_skip:lost; do
+	queue_limit_ignored:=faults_behaved release_owner_skip:lost \
+	shutdown_gets_refused:shutdown_lost; do
 	bug=${p%%:*} want=${p#*:}
 	[ -z "${PLANTS:-}" ] || [[ " $PLANTS " == *" $bug "* ]] || continue
 	log=$KWQ_OUT/logs/vm-plant-$bug.log

@@ -10,8 +10,8 @@
  * producers at random (also in the middle of a batch call,
  * mid-ring-submission, or while holding keys) and forks replacements,
  * stops kernel threads between two calls (the keys they hold returned
- * as a dead holder's), destroys and re-creates the fourth queue while it
- * is attached, lowers max_bytes_per_user for a moment, re-creates the
+ * as a dead holder's), shuts down (half the time), destroys and
+ * re-creates the fourth queue while it is attached, lowers max_bytes_per_user for a moment, re-creates the
  * fourth queue under a lowered max_queues_per_user (refused EDQUOT) or
  * max_items_per_queue (a small cap: adds refused ENOSPC), limits the
  * producers' memory cgroup, churns IPC namespaces, takes a CPU offline
@@ -65,8 +65,10 @@
  *    key's failure count, known within bounds from the history (queues
  *    without a dead set; exact where no token bucket is combined);
  *  - calls on a destroyed queue's file fail EIDRM; adds fail only with
- *    EDQUOT, ENOSPC, ENOMEM or EIDRM; a destroy consumes every key and
- *    ends every lease of its queue;
+ *    EDQUOT, ENOSPC, ENOMEM, EIDRM or ESHUTDOWN; a destroy consumes
+ *    every key and ends every lease of its queue;
+ *  - after a shutdown no add takes effect, and a key surely ready at it
+ *    is handed out before a get finds nothing ready (ESHUTDOWN);
  *  - the kernel's final statistics (KWQ_IOC_STATS) agree with the
  *    history's counts (bounds where calls have unknown outcomes).
  *
@@ -106,7 +108,7 @@
 enum { OP_ADD = 1, OP_ADDB, OP_GET, OP_DONEGET, OP_DONE, OP_DONEB,
 	OP_REMOVE, OP_FORGET, OP_PURGE, OP_REVIVE_ALL, OP_KILL, OP_EXIT,
 	OP_RADD, OP_RGET, OP_RDONE, OP_DESTROY, OP_CREATE, OP_PARAM, OP_RMMOD,
-	OP_RFNTH, OP_NR };
+	OP_RFNTH, OP_SHUTDOWN, OP_NR };
 /* Kinds of add (struct trec.kind). */
 enum { K_PLAIN, K_PRIO, K_AFTER, K_RL };
 /* kwq_torture.ko records the kernel threads' calls in the same terms */
@@ -128,7 +130,7 @@ static const char *const op_names[OP_NR] = {
 	"?", "add", "add_batch", "get", "done_get", "done", "done_batch",
 	"remove", "forget", "purge", "revive_all", "kill", "exit",
 	"ring_add", "ring_get", "ring_done", "destroy", "create", "param",
-	"rmmod", "ring_publish_failnth",
+	"rmmod", "ring_publish_failnth", "shutdown",
 };
 
 static const char *const kind_names[] = { "plain", "prio", "after", "rl" };
@@ -652,6 +654,32 @@ static void t_rdone(int q, const uint32_t *keys,
 	atomic_store(&ar->slots[my_slot].cur_op, 0);
 }
 
+/*
+ * Records by key through @q's ring: a DONE of each of @n keys this file
+ * got by ioctl (the ring's DONE is KWQ_IOC_DONE's), or one REMOVE or
+ * FORGET (@op OP_DONE, OP_REMOVE, OP_FORGET). Recorded as OP_RDONE, or
+ * as the ioctl's op with kind 1, completed as the ioctl's would be.
+ */
+static void t_rkey(int op, int q, const uint32_t *keys, int n)
+{
+	unsigned int sqe = op == OP_REMOVE ? KWQ_SQE_REMOVE :
+			   op == OP_FORGET ? KWQ_SQE_FORGET : KWQ_SQE_DONE;
+	struct trec *r;
+	char name[16];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r = rec_inv(op == OP_DONE ? OP_RDONE : op, q, 1, 0, &keys[i], 1);
+		if (!r)
+			return;
+		ring_put(r, q, sqe, 0, name, (size_t)key_name(name, keys[i]),
+			 0, 0);
+	}
+	t_publish(q);
+	ring_reap(q);
+	atomic_store(&ar->slots[my_slot].cur_op, 0);
+}
+
 /* A get through @q's ring: up to @max leases into @l, their keys. */
 static int t_rget(int q, uint32_t *keys, struct kwq_ring_lease *l,
 		  unsigned int max)
@@ -818,10 +846,14 @@ static void producer(void)
 			t_add1(q, unique_key(q), i,
 			      i == K_AFTER ? (1 + rand() % 40) * KT_MS :
 			      i == K_PRIO ? 2 : 0);
-		} else if (dice < 86) {
-			t_key_op(OP_REMOVE, q, pool_key(q));
 		} else if (dice < 90) {
-			t_key_op(OP_FORGET, q, pool_key(q));
+			/* remove (6 in 10) or forget, through the ring half the time */
+			i = dice < 86 ? OP_REMOVE : OP_FORGET;
+			keys[0] = pool_key(q);
+			if (ring[q] && rand() % 2)
+				t_rkey(i, q, keys, 1);
+			else
+				t_key_op(i, q, keys[0]);
 		} else if (dice < 93) {
 			t_key_op(OP_PURGE, q, pool_key(q));
 		} else {
@@ -872,6 +904,9 @@ static void work(int q, const uint32_t *keys, int n, uint32_t *fin,
 		memcpy(fin, keys, sizeof(*keys) * (size_t)n);
 		*nfin = n;
 		return;
+	} else if (ring[q] && rand() % 3 == 0) {
+		/* DONE records by key (the keys came from an ioctl get) */
+		t_rkey(OP_DONE, q, keys, n);
 	} else {
 		t_done(q, keys, n);
 	}
@@ -988,11 +1023,13 @@ static void worker(void)
 /* --- the fault driver --------------------------------------------------- */
 
 enum { F_KILL_WORKER, F_KILL_PRODUCER, F_KILL_IN_BATCH, F_KILL_HOLDING,
-	F_KILL_IN_RING, F_KILL_KTHREAD, F_DESTROY, F_PARAM, F_QUEUES, F_ITEMS,
-	F_RMMOD, F_HOTPLUG, F_MEMCG, F_IPCNS, F_FAILNTH, F_NR };
+	F_KILL_IN_RING, F_KILL_KTHREAD, F_DESTROY, F_SHUTDOWN, F_PARAM,
+	F_QUEUES, F_ITEMS, F_RMMOD, F_HOTPLUG, F_MEMCG, F_IPCNS, F_FAILNTH,
+	F_NR };
 static const char *const fault_names[F_NR] = {
 	"kill_worker", "kill_producer", "kill_in_batch_call", "kill_holding",
 	"kill_mid_ring_submission", "kill_kthread", "destroy_recreate",
+	"shutdown_before_destroy",
 	"max_bytes_lowered", "max_queues_lowered", "max_items_lowered",
 	"rmmod_in_use", "cpu_hotplug", "memcg_max_lowered",
 	"ipc_namespace_churn", "failnth_enomem",
@@ -1112,6 +1149,20 @@ static int fault(int *slots, int nprod, int nproc, unsigned int seed)
 		faults[F_KILL_HOLDING]++;
 	slots[i] = spawn(i < nprod ? S_PRODUCER : S_WORKER, seed);
 	return st == 128 + SIGKILL;
+}
+
+/* A file of /dev/kwq attached to queue @q: the fd, or -1 with errno. */
+static int q_open(int q)
+{
+	int fd = kwq_open_dev(NULL), e;
+
+	if (fd >= 0 && kwq_open(fd, qname[q]) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	return fd;
 }
 
 /*
@@ -1245,12 +1296,7 @@ static int kt_load(const char *path)
 	kt_hist_fd = open(KT_DIR "history", O_RDONLY | O_CLOEXEC);
 	if (kt_hist_fd < 0)
 		return -1;
-	fd = kwq_open_dev(NULL);
-	if (fd >= 0 && kwq_open(fd, qname[KQ]) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return q_open(KQ);
 }
 
 /*
@@ -1309,12 +1355,7 @@ static int make_queue(int q)
 		errno = st;
 		return -1;
 	}
-	fd = kwq_open_dev(NULL);
-	if (fd >= 0 && kwq_open(fd, qname[q]) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return q_open(q);
 }
 
 /*
@@ -1371,8 +1412,61 @@ static int destroy_qx(void)
 	return 0;
 }
 
-static void destroy_recreate(void)
+/*
+ * Shut queue QX down before its destroy (KWQ_IOC_SHUTDOWN), 20-100 ms
+ * before it: adds are refused from then on and waiting keys dropped,
+ * while ready and processing keys are still handed out and finished,
+ * and a get finds ESHUTDOWN only once nothing is ready (checked:
+ * shutdown_check()).
+ */
+static unsigned long shutdown_dropped, shutdown_eshut;
+static int take_all(int q);
+
+static void shutdown_qx(void)
 {
+	uint32_t keys[BATCH];
+	struct kwq_stats_args st;
+	struct trec *r;
+	int ret, e, i, j;
+
+	/*
+	 * Fresh keys ready at the shutdown: more than the workers waiting in
+	 * gets take at once (up to 8 each), which the check leaves out.
+	 */
+	for (i = 0; i < 6; i++) {
+		for (j = 0; j < BATCH; j++)
+			keys[j] = unique_key(QX);
+		t_add_batch(QX, keys, BATCH, K_PLAIN, 0);
+	}
+	r = rec_inv(OP_SHUTDOWN, QX, 0, my_gen[QX], NULL, 0);
+	ret = kwq_shutdown(qfd[QX], 0);
+	e = errno;
+
+	if (r)
+		rec_cmp(r, ret, ret < 0 ? e : 0);
+	if (ret < 0) {
+		printf("    # shutdown %s: %s\n", qname[QX], strerror(e));
+		fault_bad++;
+		return;
+	}
+	faults[F_SHUTDOWN]++;
+	/* every waiting key was dropped before the shutdown returned */
+	if (kwq_stats(qfd[QX], &st) == 0)
+		shutdown_dropped += st.dropped_at_shutdown;
+	kt_sleep_ms(20 + rand() % 80);
+	/*
+	 * The workers may not have found the queue empty yet: take what is
+	 * still ready, until a get finds nothing (ESHUTDOWN, which
+	 * shutdown_check() needs).
+	 */
+	if (take_all(QX) == ESHUTDOWN)
+		shutdown_eshut++;
+}
+
+static void destroy_recreate(int shut)
+{
+	if (qfd[QX] >= 0 && shut)
+		shutdown_qx();
 	if (qfd[QX] < 0 || destroy_qx() == 0)
 		create_qx();
 }
@@ -1794,14 +1888,40 @@ static int ipcns_left(void)
 
 /* --- the drain ---------------------------------------------------------- */
 
-/* Revive the dead, take and finish every key left: 0 once all are empty. */
-static int drain(struct kwq_stats_args *st)
+/*
+ * Take and finish every key ready on queue @q, recorded, until a get
+ * takes none: the errno of that get, -1 if the history is full.
+ */
+static int take_all(int q)
 {
 	static unsigned char buf[KWQ_REC_SIZE_MAX * BATCH];
 	uint32_t keys[KMAX];
-	int q, n, i, left;
 	struct trec *r;
 	size_t used;
+	int n;
+
+	for (;;) {
+		r = rec_inv(OP_GET, q, 0, (int64_t)KWQ_TIMEOUT_NONE, NULL, 0);
+		if (!r)
+			return -1;
+		r->aux = BATCH;
+		n = kwq_get_batch_deadline(qfd[q], buf, sizeof(buf), BATCH, 0, 0,
+					   KWQ_TIMEOUT_NONE, &used);
+		if (n > 0)
+			r->nk = (uint8_t)keys_of(buf, used, r->key, BATCH);
+		rec_cmp(r, n, n < 0 ? errno : 0);
+		if (n <= 0)
+			return r->err;
+		memcpy(keys, r->key, sizeof(*keys) * r->nk);
+		t_done(q, keys, r->nk);
+	}
+}
+
+/* Revive the dead, take and finish every key left: 0 once all are empty. */
+static int drain(struct kwq_stats_args *st)
+{
+	int q, i, left;
+	struct trec *r;
 
 	if (qfd[QX] < 0 && create_qx() < 0)
 		return -1;
@@ -1814,25 +1934,8 @@ static int drain(struct kwq_stats_args *st)
 
 				rec_cmp(r, v, v < 0 ? errno : 0);
 			}
-			for (;;) {
-				r = rec_inv(OP_GET, q, 0, (int64_t)KWQ_TIMEOUT_NONE,
-					    NULL, 0);
-				if (!r)
-					return -1;
-				r->aux = BATCH;
-				n = kwq_get_batch_deadline(qfd[q], buf, sizeof(buf),
-							   BATCH, 0, 0,
-							   KWQ_TIMEOUT_NONE,
-							   &used);
-				if (n > 0)
-					r->nk = (uint8_t)keys_of(buf, used,
-								 r->key, BATCH);
-				rec_cmp(r, n, n < 0 ? errno : 0);
-				if (n <= 0)
-					break;
-				memcpy(keys, r->key, sizeof(*keys) * r->nk);
-				t_done(q, keys, r->nk);
-			}
+			if (take_all(q) < 0)
+				return -1;
 			if (kwq_stats(qfd[q], &st[q]) < 0)
 				return -1;
 			left += st[q].len || st[q].waiting ||
@@ -1892,12 +1995,13 @@ static struct {
 	uint64_t fifo_checked, limiter_checked, limiter_exact;
 	uint64_t add_refused, add_edquot, add_enospc, add_enomem;
 	uint64_t after_destroy, call_violations, ring_enomem;
+	uint64_t after_shutdown, shutdown_checked;
 	uint64_t wait_measured;
 	uint64_t *unknown_gets, nunknown_gets;
 	int64_t max_ready_wait;
 	int reported;
-	const char *kinds[8];
-	uint64_t kind_nr[8];
+	const char *kinds[12];
+	uint64_t kind_nr[12];
 	struct qcount qc[NQ];
 } ck;
 
@@ -1911,6 +2015,13 @@ static int hold_cmp(const void *a, const void *b)
 static const char *rec_state(const struct trec *r)
 {
 	return atomic_load(&r->state) == 2 ? "" : " UNKNOWN-OUTCOME";
+}
+
+/* Was @r's call made through a ring (t_rkey(): a key op of kind 1)? */
+static int is_ring_rec(const struct trec *r)
+{
+	return r->op == OP_RADD || r->op == OP_RGET || r->op == OP_RDONE ||
+	       ((r->op == OP_REMOVE || r->op == OP_FORGET) && r->kind == 1);
 }
 
 static int is_add(int op)
@@ -2175,6 +2286,9 @@ static size_t ngets[NQ];
 /* Successful destroys of QX: a purge of all its keys, the end of its leases. */
 static const struct trec **destroys;
 static size_t ndestroys;
+/* Successful shutdowns of QX (each followed by its incarnation's destroy). */
+static const struct trec **shutdowns;
+static size_t nshutdowns;
 static uint32_t final_gen;	/* the incarnation whose statistics are read */
 
 static int getspan_cmp(const void *a, const void *b)
@@ -2566,6 +2680,56 @@ static void fifo_check(void)
 	free(byf);
 }
 
+/*
+ * After a shutdown ready keys are still handed out, and a get fails
+ * ESHUTDOWN only once none is ready: a fresh key of QX added once (plain
+ * or with a priority: ready at once) before the shutdown began, with
+ * nothing else done to it before then (so ready at the shutdown, with no
+ * failure that could send it to the dead set), must be handed out by a
+ * get begun before the first get of that incarnation completed ESHUTDOWN
+ * (eshut_at[]), or taken by a get of unknown outcome begun by then (its
+ * holder's death returns it, ready again). Waiting keys are dropped, and
+ * keys with a delay, a failure or a holder at the shutdown may be:
+ * only these are checked.
+ */
+static int64_t *eshut_at;	/* by incarnation of QX; T_INF: none */
+static uint32_t eshut_gens;
+
+static void shutdown_check(const struct ev *e, size_t n)
+{
+	const struct trec *first = &ar->rec[e[0].rec], *sd = NULL;
+	int64_t until;
+	size_t i, j;
+
+	if (key_q(e[0].key) != QX || !key_unique(e[0].key) ||
+	    !is_add(first->op) || add_result(first, (int)e[0].pos) != 1 ||
+	    (first->kind != K_PLAIN && first->kind != K_PRIO) ||
+	    first->gen >= eshut_gens || eshut_at[first->gen] == T_INF)
+		return;
+	for (j = 0; j < nshutdowns; j++)
+		if ((uint32_t)shutdowns[j]->arg == first->gen)
+			sd = shutdowns[j];
+	if (!sd || first->cmp >= sd->inv ||
+	    (n > 1 && ar->rec[e[1].rec].inv < sd->inv))
+		return;
+	until = eshut_at[first->gen];
+	ck.shutdown_checked++;
+	for (i = 1; i < n; i++)
+		if (is_handout(&ar->rec[e[i].rec], (int)e[i].pos) &&
+		    ar->rec[e[i].rec].inv < until)
+			return;
+	for (i = 0; i < ck.nunknown_gets; i++) {
+		const struct trec *u = &ar->rec[ck.unknown_gets[i]];
+
+		if (u->q == QX && u->gen == first->gen && u->inv < until)
+			return;
+	}
+	violation("shutdown_lost", e[0].key, e, n,
+		  "ready at the shutdown (%lld ms), not handed out before a get found nothing ready (ESHUTDOWN, %lld ms)",
+		  (long long)((sd->inv - first->inv) / KT_MS),
+		  (long long)((until - first->inv) / KT_MS));
+}
+
 static void check_key(const struct ev *e, size_t n)
 {
 	static struct hold holds[1 << 16];
@@ -2708,6 +2872,7 @@ static void check_key(const struct ev *e, size_t n)
 			  (long long)(cons == INT64_MIN ? -1 :
 				      (cons - first->inv) / KT_MS));
 
+	shutdown_check(e, n);
 	limiter_check(e, n, holds, nh);
 
 	/* Deadlines, wake-ups, FIFO: keys added once, by their first call. */
@@ -2751,6 +2916,18 @@ static int after_destroy(const struct trec *r)
 	return 0;
 }
 
+/* The shutdown of @r's incarnation of QX that completed before @r began. */
+static const struct trec *after_shutdown(const struct trec *r)
+{
+	size_t j;
+
+	for (j = 0; r->q == QX && j < nshutdowns; j++)
+		if ((uint32_t)shutdowns[j]->arg == r->gen &&
+		    shutdowns[j]->cmp < r->inv)
+			return shutdowns[j];
+	return NULL;
+}
+
 /* A call that no key's model explains (it has no key, or many). */
 static void misbehaved(const struct trec *r, const char *what)
 {
@@ -2775,8 +2952,14 @@ static void count_rec(const struct trec *r)
 		ck.add_enospc += r->err == ENOSPC;
 		ck.add_enomem += r->err == ENOMEM;
 		if (r->err != EDQUOT && r->err != ENOSPC && r->err != ENOMEM &&
-		    r->err != EIDRM)
+		    r->err != EIDRM && r->err != ESHUTDOWN)
 			misbehaved(r, "an add failed with an undocumented errno");
+	}
+	/* after a shutdown no add takes effect (ESHUTDOWN, or EIDRM later) */
+	if (is_add(r->op) && complete && r->slot && after_shutdown(r)) {
+		ck.after_shutdown++;
+		if (!r->err || (r->op == OP_ADDB && r->ret > 0))
+			misbehaved(r, "an add after its queue's shutdown took effect");
 	}
 	if (r->q == QX && r->slot && r->op < OP_DESTROY && complete &&
 	    after_destroy(r)) {
@@ -2787,7 +2970,7 @@ static void count_rec(const struct trec *r)
 	if (r->q == QX && r->gen != final_gen && r->op != OP_KILL &&
 	    r->op != OP_EXIT)
 		return;
-	if (r->op == OP_RADD || r->op == OP_RGET || r->op == OP_RDONE) {
+	if (is_ring_rec(r)) {
 		ck.ring_ops++;
 		ck.ring_unknown += !complete;
 		ck.ring_enomem += complete && r->err == ENOMEM;
@@ -2912,8 +3095,13 @@ static int check_history(void)
 	if (!ev || !fifos || !ck.unknown_gets)
 		return -1;
 	destroys = malloc(sizeof(*destroys) * (n + 1));
-	if (!destroys)
+	shutdowns = malloc(sizeof(*shutdowns) * (n + 1));
+	eshut_gens = atomic_load(&ar->qgen[QX]) + 1;
+	eshut_at = malloc(sizeof(*eshut_at) * eshut_gens);
+	if (!destroys || !shutdowns || !eshut_at)
 		return -1;
+	for (i = 0; i < eshut_gens; i++)
+		eshut_at[i] = T_INF;
 	lowered = malloc(sizeof(*lowered) * (n + 1));
 	if (!lowered)
 		return -1;
@@ -2922,6 +3110,13 @@ static int check_history(void)
 
 		if (r->op == OP_DESTROY && atomic_load(&r->state) == 2 && !r->err)
 			destroys[ndestroys++] = r;
+		if (r->op == OP_SHUTDOWN && atomic_load(&r->state) == 2 && !r->err)
+			shutdowns[nshutdowns++] = r;
+		/* the first get of each incarnation that found nothing ready */
+		if (r->q == QX && (r->op == OP_GET || r->op == OP_DONEGET) &&
+		    atomic_load(&r->state) == 2 && r->err == ESHUTDOWN &&
+		    r->gen < eshut_gens)
+			eshut_at[r->gen] = min64(eshut_at[r->gen], r->cmp);
 		if (r->op == OP_RFNTH) {
 			lowered[nlowered][0] = r->inv;
 			lowered[nlowered++][1] =
@@ -3146,7 +3341,8 @@ int main(int argc, char **argv)
 		    nfaults % 20 == 3 ? 24 : nfaults % 20 == 8 ? 28 :
 		    nfaults % 20 == 1 ? 32 : rand() % 100;
 		if (i < 6)
-			destroy_recreate();
+			destroy_recreate(nfaults % 20 == 5 ?
+					 (int)(nfaults / 20 % 2) : rand() % 2);
 		else if (i < 12)
 			param_fault();
 		else if (i < 16)
@@ -3235,6 +3431,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)ck.add_enomem,
 	       (unsigned long long)ck.after_destroy,
 	       atomic_load(&ar->ring_edquot));
+	printf("    # shutdowns: %lu (%lu ending in a get refused ESHUTDOWN), %lu waiting keys dropped, %llu adds after them refused, %llu keys ready at one checked handed out\n",
+	       faults[F_SHUTDOWN], shutdown_eshut, shutdown_dropped,
+	       (unsigned long long)ck.after_shutdown,
+	       (unsigned long long)ck.shutdown_checked);
 	printf("    # FIFO: %llu keys checked; limiter: %llu delays checked (%llu with the failure count known exactly)\n",
 	       (unsigned long long)ck.fifo_checked,
 	       (unsigned long long)ck.limiter_checked,
