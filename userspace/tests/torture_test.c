@@ -92,6 +92,7 @@
 #define NQ		5
 #define QX		3		/* the queue faults destroy and re-create */
 #define KQ		4		/* the kernel threads' published queue */
+#define UQ_KEPT		(NQ - 2)	/* uid TORTURE_UID's queues but QX */
 #define POOL		KWQ_TORTURE_POOL	/* shared keys per queue */
 #define KMAX		KWQ_TORTURE_KMAX	/* keys in one record */
 #define BATCH		8		/* keys in one batch call */
@@ -1543,8 +1544,9 @@ static void param_fault(void)
 /*
  * The limits a queue's creation meets, lowered under load while QX is
  * destroyed and created again (they bind creations only):
- * max_queues_per_user to the NQ - 1 queues uid TORTURE_UID keeps
- * besides QX, so the create is refused EDQUOT; max_items_per_queue to
+ * max_queues_per_user to the queues uid TORTURE_UID keeps besides QX
+ * (UQ_KEPT: all but QX and KQ, which is kwq_torture's), so the create
+ * is refused EDQUOT; max_items_per_queue to
  * 16-271, so QX is created with that cap (its options give none) and
  * adds past it are refused ENOSPC until the next re-create. Either
  * way the queues that exist are untouched, and nothing that returned
@@ -1557,7 +1559,7 @@ static void limit_fault(int p)
 
 	if (qfd[QX] < 0 && create_qx() < 0)
 		return;
-	snprintf(v, sizeof(v), "%d", p == P_QUEUES ? NQ - 1 : 16 + rand() % 256);
+	snprintf(v, sizeof(v), "%d", p == P_QUEUES ? UQ_KEPT : 16 + rand() % 256);
 	if (param_set(p, v, 2) < 0)
 		return;
 	if (destroy_qx() == 0) {
