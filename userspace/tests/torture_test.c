@@ -11,13 +11,14 @@
  * mid-ring-submission, or while holding keys) and forks replacements,
  * stops kernel threads between two calls (the keys they hold returned
  * as a dead holder's), shuts down (half the time), destroys and
- * re-creates the fourth queue while it is attached, lowers max_bytes_per_user for a moment, re-creates the
- * fourth queue under a lowered max_queues_per_user (refused EDQUOT) or
- * max_items_per_queue (a small cap: adds refused ENOSPC), limits the
- * producers' memory cgroup, churns IPC namespaces, takes a CPU offline
- * and online, makes one call in 40 fail an allocation (fail-nth), and
- * tries rmmod (refused while in use; at the end, with all closed, it
- * must succeed, and the module is loaded again).
+ * re-creates the fourth queue while it is attached, lowers
+ * max_bytes_per_user for a moment, re-creates the fourth queue under a
+ * lowered max_queues_per_user (refused EDQUOT) or max_items_per_queue (a
+ * small cap: adds refused ENOSPC), limits the producers' memory cgroup,
+ * churns IPC namespaces, takes a CPU offline and online, makes one call
+ * in 40 fail an allocation (fail-nth), and tries rmmod (refused while in
+ * use; at the end, with all closed, it must succeed, and the module is
+ * loaded again).
  *
  * The kernel threads' calls are recorded by the module, on the same
  * clock, and merged into the history (kt_merge()).
