@@ -19,6 +19,7 @@
 package kwqtest
 
 import (
+	"cmp"
 	"container/heap"
 	"container/list"
 	"errors"
@@ -67,6 +68,7 @@ type node struct {
 	elem  *list.Element // in its ready FIFO or in the dead list
 	hidx  int           // in the waiting heap
 	order uint64        // insertion order, for keys due at the same time
+	lease uint64        // processing: its run's start order, as the kernel's
 	since time.Time     // ready, processing: since when; dead: last failure
 	// due is the deadline of a waiting key, or the one a ready or
 	// processing key remembers (hasDue).
@@ -119,6 +121,7 @@ type core struct {
 	waiting waitHeap
 	dead    *list.List // oldest death first
 	order   uint64
+	leases  uint64 // runs started: the kernel's processing list order
 
 	shut     bool // ShutDownQueue
 	draining bool // a ShutDownQueue(true) waits
@@ -631,7 +634,13 @@ func (c *core) expire(now time.Time) {
 			late = append(late, n)
 		}
 	}
-	slices.SortFunc(late, func(a, b *node) int { return a.deadline.Compare(b.deadline) })
+	// by (deadline, lease), the kernel's due tree's order
+	slices.SortFunc(late, func(a, b *node) int {
+		if d := a.deadline.Compare(b.deadline); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.lease, b.lease)
+	})
 	for {
 		due := !c.waiting.empty() && !c.waiting.first().due.After(now)
 		if len(late) > 0 && (!due || late[0].deadline.Before(c.waiting.first().due)) {
@@ -684,6 +693,8 @@ func (c *core) take(q *Queue, now time.Time) (string, error) {
 	n.state = kwq.Processing
 	n.since = now
 	n.holder = q
+	c.leases++
+	n.lease = c.leases
 	n.reqPrio = n.prio
 	n.dirty, n.dying = false, false
 	if n.hasDue && !n.due.After(now) {
@@ -1303,10 +1314,15 @@ func (q *Queue) Close() error {
 	}
 	q.closed = true
 	now := c.clk.Now()
+	// in start order, as the kernel walks its processing list
+	var held []*node
 	for _, n := range c.nodes {
-		if n.state != kwq.Processing || n.holder != q {
-			continue
+		if n.state == kwq.Processing && n.holder == q {
+			held = append(held, n)
 		}
+	}
+	slices.SortFunc(held, func(a, b *node) int { return cmp.Compare(a.lease, b.lease) })
+	for _, n := range held {
 		q.held--
 		n.holder, n.hasDeadline = nil, false
 		if n.dying {
