@@ -1260,7 +1260,6 @@ static void kt_kill(int i)
 	kt_ctl(cmd);
 	if (r)
 		rec_cmp(r, 0, 0);
-	kt_merge();
 }
 
 static void kt_fault(unsigned int seed)
@@ -1302,6 +1301,23 @@ static int kt_load(const char *path)
 }
 
 /*
+ * rmmod @name, retried while the kernel answers EAGAIN (what a work
+ * item frees, or a file still closing, holds it), up to 5 s: 0, or -1
+ * with errno; *@tries is how many it took.
+ */
+static long rmmod_retry(const char *name, int *tries)
+{
+	long ret;
+
+	for (*tries = 1;; ++*tries) {
+		ret = syscall(SYS_delete_module, name, O_NONBLOCK);
+		if (ret == 0 || errno != EAGAIN || *tries == 500)
+			return ret;
+		kt_sleep_ms(10);
+	}
+}
+
+/*
  * After the workload: the threads stopped, their records merged; the
  * parent's file closed; kwq_torture unloaded, which destroys queue KQ
  * (userspace may not: EPERM). 0 if all went as it should.
@@ -1309,7 +1325,7 @@ static int kt_load(const char *path)
 static int kt_unload(void)
 {
 	int ok = kwq_destroy(qfd[KQ], qname[KQ]) < 0 && errno == EPERM, i;
-	long ret = -1;
+	long ret;
 
 	if (!ok)
 		printf("    # destroy of the published %s: %s, want EPERM\n",
@@ -1319,12 +1335,7 @@ static int kt_unload(void)
 	close(kt_hist_fd);
 	kt_hist_fd = -1;
 	/* the drain's files are closed; an ended worker's may still be */
-	for (i = 0; i < 500; i++) {
-		ret = syscall(SYS_delete_module, "kwq_torture", O_NONBLOCK);
-		if (ret == 0 || errno != EAGAIN)
-			break;
-		kt_sleep_ms(10);
-	}
+	ret = rmmod_retry("kwq_torture", &i);
 	if (ret)
 		printf("    # rmmod kwq_torture: %s\n", strerror(errno));
 	return ok && !ret;
@@ -3188,21 +3199,15 @@ static int check_history(void)
  */
 static int unload_reload(const char *path)
 {
-	long ret = -1;
-	int i, fd, e = 0;
+	int tries;
+	long ret = rmmod_retry("kwq", &tries);
+	int fd, e = errno;
 
-	for (i = 0; i < 500; i++) {
-		ret = syscall(SYS_delete_module, "kwq", O_NONBLOCK);
-		e = errno;
-		if (ret == 0 || e != EAGAIN)
-			break;
-		kt_sleep_ms(10);
-	}
 	ktap_check(ret == 0, "rmmod_when_unused", "%s after %d tries",
-		   strerror(e), i + 1);
+		   strerror(e), tries);
 	if (ret)
 		return 0;
-	printf("    # rmmod succeeded after %d tries\n", i + 1);
+	printf("    # rmmod succeeded after %d tries\n", tries);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	ret = fd < 0 ? -1 : syscall(SYS_finit_module, fd, "", 0);
 	ktap_check(ret == 0, "module_reloaded", "%s: %s", path,
@@ -3390,6 +3395,7 @@ int main(int argc, char **argv)
 	/* the kernel threads too: workers return the keys they hold */
 	for (i = 0; i < KT_PROD + KT_WORK; i++)
 		kt_kill(i);
+	kt_merge();
 	ktkilled = (unsigned long)kt_read_num(KT_DIR "stats", "killed");
 	ktap_check(!kt_errors && kt_merged > 0 &&
 		   kt_read_num(KT_DIR "stats", "threads") == 0 &&
