@@ -203,7 +203,7 @@ bg_finish() {
 
 # vm_run NAME KERNEL PLAN TIMEOUT FILES...: boot, then judge the log.
 # $vm_append, if set, goes on the kernel command line, $vm_qemu on
-# QEMU's.
+# QEMU's; $vm_single set boots with single-threaded TCG (vm.sh -s).
 vm_run() {
 	local name=$1 kernel=$2 plan=$3 timeout=$4 log
 	shift 4
@@ -211,7 +211,8 @@ vm_run() {
 	mkdir -p "$KWQ_OUT/logs"
 	say "booting $name ($(basename "$kernel")), console log: $log"
 	"$KWQ_ROOT/tools/testing/vm.sh" -k "$kernel" -o "$log" -p "$plan" \
-		-t "$timeout" ${vm_append:+-a "$vm_append"} ${vm_qemu:+-q "$vm_qemu"} "$@"
+		-t "$timeout" ${vm_append:+-a "$vm_append"} ${vm_qemu:+-q "$vm_qemu"} \
+		${vm_single:+-s} "$@"
 	"$KWQ_ROOT/tools/testing/report.py" ${report_args:-} --label "$name: $kernel" \
 		--counts "$counts" --failures "$KWQ_OUT/logs/vm-$name.failures" "$log"
 	local rc=$?
@@ -688,8 +689,10 @@ if [[ " $sections " == *" stock "* ]]; then
 			example=$KWQ_OUT/install/kwq_example.ko
 		fi
 		plan stock >"$KWQ_OUT/plan-$v"
-		# Queued at once: it starts when a VM slot is free.
-		vm_bg "stock-$v" "$image" "$KWQ_OUT/plan-$v" 900 \
+		# Queued at once: it starts when a VM slot is free. Debian's
+		# kernels patch their text for jump labels, which multi-
+		# threaded TCG can leave stale on a vCPU (vm.sh -s).
+		vm_single=1 vm_bg "stock-$v" "$image" "$KWQ_OUT/plan-$v" 900 \
 			"$KWQ_OUT/mod-$v/kwq.ko=/kwq/kwq.ko" \
 			"$example=/kwq/kwq_example.ko" \
 			"$KWQ_OUT/mod-$v/kwq_memcg_test.ko=/kwq/kwq_memcg_test.ko" \

@@ -103,10 +103,14 @@ plan=$KWQ_OUT/plan-$name
 	done
 	echo "unload_module kwq"
 } >"$plan"
+# a Debian kernel patches its text for jump labels: vm.sh -s says why
+single=
+[ "${ver#stock}" = "$ver" ] || single=1
 log=$KWQ_OUT/logs/vm-$name.log
 say "booting $(basename "$kdir") for: $* $([ $kunit = 1 ] && echo KUnit); log: $log"
 "$KWQ_ROOT/tools/testing/vm.sh" -k "$image" -o "$log" -p "$plan" -t "$timeout" \
-	${append:+-a "$append"} ${qemu_args:+-q "$qemu_args"} "${files[@]}"
+	${append:+-a "$append"} ${qemu_args:+-q "$qemu_args"} \
+	${single:+-s} "${files[@]}"
 # As make check-kcsan: a KCSAN report counts when its stacks name kwq.
 report_args=()
 [ "$ver" = kcsan ] && report_args+=(--kcsan-only-kwq)
