@@ -1186,6 +1186,11 @@ static int kslots[KT_PROD + KT_WORK];
 static int kt_hist_fd = -1;
 static unsigned long kt_errors;	/* control writes refused, records lost */
 static uint64_t kt_merged;
+/*
+ * The threads' calls made with fail-nth armed; of those, the ones that
+ * reached the allocation it failed, and the ones refused ENOMEM.
+ */
+static uint64_t kt_fnth_armed, kt_fnth_reached, kt_fnth_failed;
 
 static int kt_ctl(const char *cmd)
 {
@@ -1235,6 +1240,11 @@ static void kt_merge(void)
 			memcpy(r->key, k->key, sizeof(r->key));
 			atomic_store_explicit(&r->state, 2, memory_order_release);
 			kt_merged++;
+			if (k->fnth) {
+				kt_fnth_armed++;
+				kt_fnth_reached += !!(k->fnth & KWQ_TORTURE_FNTH_FAILED);
+				kt_fnth_failed += k->err == ENOMEM;
+			}
 		}
 	}
 }
@@ -3397,15 +3407,19 @@ int main(int argc, char **argv)
 		kt_kill(i);
 	kt_merge();
 	ktkilled = (unsigned long)kt_read_num(KT_DIR "stats", "killed");
-	ktap_check(!kt_errors && kt_merged > 0 &&
+	ktap_check(!kt_errors && kt_merged > 0 && kt_fnth_reached > 0 &&
 		   kt_read_num(KT_DIR "stats", "threads") == 0 &&
 		   ktkilled == faults[F_KILL_KTHREAD] + KT_PROD + KT_WORK,
 		   "kthreads_behaved",
-		   "%lu control writes refused or records lost, %llu records, %lu killed",
-		   kt_errors, (unsigned long long)kt_merged, ktkilled);
-	printf("    # kernel threads: %llu calls, %lu stopped (%lu at random), %ld leases returned at their kills\n",
+		   "%lu control writes refused or records lost, %llu records, %llu failed an allocation (fail-nth), %lu killed",
+		   kt_errors, (unsigned long long)kt_merged,
+		   (unsigned long long)kt_fnth_reached, ktkilled);
+	printf("    # kernel threads: %llu calls, %lu stopped (%lu at random), %ld leases returned at their kills; fail-nth armed on %llu calls, %llu of them failed an allocation, %llu refused ENOMEM\n",
 	       (unsigned long long)kt_merged, ktkilled, faults[F_KILL_KTHREAD],
-	       kt_read_num(KT_DIR "stats", "returned"));
+	       kt_read_num(KT_DIR "stats", "returned"),
+	       (unsigned long long)kt_fnth_armed,
+	       (unsigned long long)kt_fnth_reached,
+	       (unsigned long long)kt_fnth_failed);
 	ktap_check(!bad, "processes_behaved", "%d unexpected exits", bad);
 	ktap_check(!atomic_load(&ar->ring_errors), "rings_behaved",
 		   "%u ring setups failed or stray completions (above)",
@@ -3422,12 +3436,12 @@ int main(int argc, char **argv)
 	       (unsigned long long)ck.ops, (unsigned long long)ck.unknown,
 	       (unsigned long long)ck.keys, atomic_load(&ar->nslots), nfaults,
 	       calms);
-	faults[F_FAILNTH] = atomic_load(&ar->fnth_failed);
+	faults[F_FAILNTH] = atomic_load(&ar->fnth_failed) + kt_fnth_failed;
 	printf("    # memcg: %lu windows, %ld times at memory.max, %lu producers OOM-killed\n",
 	       faults[F_MEMCG], kt_read_num(CGP "/memory.events", "max"),
 	       memcg_oom_kills);
 	printf("    # fail-nth: %llu calls and ring publishes armed, %llu refused ENOMEM; %llu ring records completed ENOMEM\n",
-	       (unsigned long long)atomic_load(&ar->fnth_armed),
+	       (unsigned long long)(atomic_load(&ar->fnth_armed) + kt_fnth_armed),
 	       (unsigned long long)faults[F_FAILNTH],
 	       (unsigned long long)ck.ring_enomem);
 	for (i = 0, ok = 1; i < F_NR; i++)

@@ -19,6 +19,13 @@
  *	/sys/kernel/debug/kwq_torture/stats	(read)
  *		threads running, killed, leases returned at kills
  *
+ * One call in KT_FNTH_ONE_IN of a get or done, one in 8 of an add, runs
+ * with fail-nth armed (current->fail_nth, the thread's
+ * /proc/.../fail-nth), as the test's processes arm theirs: its Nth
+ * fault-injection point (1 to 4) fails, so kwq's error paths run for
+ * kernel callers too. Recorded in the call's record (@fnth); on kernels
+ * without CONFIG_FAULT_INJECTION nothing is armed.
+ *
  * The queue's configuration comes from module parameters, so that the
  * test's model of it is the test's own. Test-only: root-only files.
  *
@@ -72,6 +79,7 @@ MODULE_PARM_DESC(timeout_ns, "the queue's processing deadline (0: none)");
 #define KT_THREADS	16
 #define KT_HIST		32768	/* records not yet read */
 #define KT_GET_WAIT_NS	(200 * NSEC_PER_MSEC)
+#define KT_FNTH_ONE_IN	40
 
 struct kt_thread {
 	struct list_head node;
@@ -123,6 +131,11 @@ static bool kt_reserve(void)
 	}
 }
 
+static u32 kt_rand(struct kt_thread *t, u32 n)
+{
+	return prandom_u32_state(&t->rnd) % n;
+}
+
 /* The invocation, in @r: false (nothing recorded) once told to stop. */
 static bool kt_inv(struct kt_thread *t, struct kwq_torture_rec *r, int op,
 		   int kind, s64 arg, const u32 *keys, unsigned int nk)
@@ -137,6 +150,20 @@ static bool kt_inv(struct kt_thread *t, struct kwq_torture_rec *r, int op,
 	r->nk = nk;
 	if (nk)
 		memcpy(r->key, keys, sizeof(*keys) * nk);
+#ifdef CONFIG_FAULT_INJECTION
+	/*
+	 * The test's choice of calls (torture_test.c, fnth_op()); adds more
+	 * often, as only an add of a new key allocates here (a 60 s run:
+	 * 7 of 440 armed calls reached their Nth point at one in 40 each).
+	 */
+	if (op != KWQ_TORTURE_OP_REMOVE && op != KWQ_TORTURE_OP_FORGET &&
+	    op != KWQ_TORTURE_OP_PURGE &&
+	    !kt_rand(t, op == KWQ_TORTURE_OP_ADD || op == KWQ_TORTURE_OP_ADDB ?
+		     KT_FNTH_ONE_IN / 5 : KT_FNTH_ONE_IN)) {
+		r->fnth = 1 + kt_rand(t, 4);
+		WRITE_ONCE(current->fail_nth, r->fnth);
+	}
+#endif
 	r->inv = ktime_get_ns();
 	return true;
 }
@@ -144,6 +171,12 @@ static bool kt_inv(struct kt_thread *t, struct kwq_torture_rec *r, int op,
 /* The completion: @ret as the test records it, @err a kernel -errno. */
 static void kt_cmp(struct kwq_torture_rec *r, s64 ret, int err)
 {
+#ifdef CONFIG_FAULT_INJECTION
+	/* it counts down to 0 at the point it fails; else disarm it */
+	if (r->fnth && !READ_ONCE(current->fail_nth))
+		r->fnth |= KWQ_TORTURE_FNTH_FAILED;
+	WRITE_ONCE(current->fail_nth, 0);
+#endif
 	r->cmp = ktime_get_ns();
 	r->ret = ret;
 	r->err = -err;
@@ -175,11 +208,6 @@ static u32 kt_key_of(const struct kwq_item *item)
 	if (tmp[0] != 'k' || kstrtou32(tmp + 1, 10, &v))
 		return 0;
 	return v;
-}
-
-static u32 kt_rand(struct kt_thread *t, u32 n)
-{
-	return prandom_u32_state(&t->rnd) % n;
 }
 
 static u32 kt_pool_key(struct kt_thread *t)

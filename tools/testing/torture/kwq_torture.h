@@ -49,11 +49,16 @@ enum {
  * add: the key, @ret 0 or -1 (rate limited: the delay); batches: @ret
  * the number handled; gets: @ret the keys taken, @aux the most asked
  * for; done_get: @ndone keys finished first (@aux of them finished),
- * then those handed out. @err: a positive errno or 0.
+ * then those handed out. @err: a positive errno or 0. @fnth: the
+ * call ran with fail-nth armed at this N, 0: not armed; with
+ * KWQ_TORTURE_FNTH_FAILED if it reached its Nth fault-injection point,
+ * which failed (what kwq then did is @err: a refusal, or a way around).
  */
+#define KWQ_TORTURE_FNTH_FAILED	0x8000
+
 struct kwq_torture_rec {
 	__u8 op, nk, ndone, kind;
-	__u16 slot, pad;
+	__u16 slot, fnth;
 	__s32 err, aux;
 	__s64 ret, inv, cmp, arg;
 	__u32 key[KWQ_TORTURE_KMAX];
